@@ -1,0 +1,106 @@
+// exp(z) for z <= 0, shared by every kernel: the scalar function below and the
+// SIMD128 one in wasmsimd.cpp perform the same float32 operations in the same
+// order, so a tail element gets the same bits as a vector lane.
+//
+// Algorithm "rr2_p6":
+//   n = round(z * log2(e))                 (magic-number rounding)
+//   r = (z - n * ln2_hi) - n * ln2_lo + c  (2-step Cody-Waite reduction; c is the
+//                                           caller's correction term, see below)
+//   e^r ~ 1 + r + r^2 (c2 + r (c3 + r (c4 + r (c5 + r c6))))
+//   e^z = (1 + p) * 2^n                    (2^n built from the exponent bits)
+// |r| <= ln2/2. c2..c6 are a Chebyshev fit of (e^r - 1 - r) / r^2 on
+// [-1.02 ln2/2, 1.02 ln2/2], rounded to float32; the polynomial's own relative
+// error is 7.8e-9 (0.13 ulp).
+//
+// Error bound (asserted by tests/native/exp_sweep_test.cpp over all 1.12e9
+// float32 z in [kExpCutoff, 0]): at most kExpBoundUlp = 1.05 ulp against exp
+// computed in double (worst seen: 1.046 ulp at z = -0x1.df4322p+5), for every
+// result that is a normal float. Results below FLT_MIN (z < -87.34) are
+// denormal (rounded once) and z < kExpCutoff gives exactly +0.
+//
+// The correction c lets a caller pass the rounding error of z = x - max (from
+// TwoSum), so that exp sees x - max exactly and not its float32 rounding.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+namespace smx::kernels {
+
+inline constexpr double kExpBoundUlp = 1.05;
+inline constexpr float kLog2e = 0x1.715476p+0f;
+// 0x1.8p23 + 127: adding it rounds to an integer and keeps n + 127 in the low bits.
+inline constexpr float kMagicBias = 0x1.8000FEp23f;
+inline constexpr float kLn2Hi = 0x1.63p-1f;  // 9 significant bits: n * kLn2Hi is exact
+inline constexpr float kLn2Lo = -0x1.BD0106p-13f;
+inline constexpr float kC2 = 0x1.000000p-1f;
+inline constexpr float kC3 = 0x1.5554D4p-3f;
+inline constexpr float kC4 = 0x1.555514p-5f;
+inline constexpr float kC5 = 0x1.121582p-7f;
+inline constexpr float kC6 = 0x1.6D1B1Cp-10f;
+// ln(2^-126): below it n would fall under -126 and 2^n is no longer a normal float.
+inline constexpr float kExpCutoff = -0x1.5D589Ep+6f;
+
+inline uint32_t float_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+inline float bits_float(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+// e^(z + c) for z <= 0 and |c| <= ulp(z); +0 when z < kExpCutoff (also z = -inf).
+inline float exp_rr2_p6(float z, float c) {
+  const float t = z * kLog2e + kMagicBias;
+  const float s = bits_float(float_bits(t) << 23);
+  const float n = t - kMagicBias;
+  float r = z - n * kLn2Hi;
+  r = r - n * kLn2Lo;
+  r = r + c;
+  float q = kC6 * r + kC5;
+  q = q * r + kC4;
+  q = q * r + kC3;
+  q = q * r + kC2;
+  const float p = (r * r) * q + r;
+  const float f = (p + 1.0f) * s;
+  return z < kExpCutoff ? 0.0f : f;
+}
+
+// Exactly x - m as d + e (Knuth's TwoSum): d = fl(x - m), e its rounding error.
+struct TwoDiff {
+  float d, e;
+};
+inline TwoDiff two_diff(float x, float neg_m) {
+  const float d = x + neg_m;
+  const float bb = d - x;
+  const float e = (x - (d - bb)) + (neg_m - bb);
+  return {d, e};
+}
+
+// exp((x - m) / t) with x - m taken exactly; kScaled false means t == 1.
+template <bool kScaled>
+inline float exp_minus_max(float x, float neg_m, float t) {
+  const TwoDiff d = two_diff(x, neg_m);
+  if (kScaled) return exp_rr2_p6(d.d / t, d.e / t);
+  return exp_rr2_p6(d.d, d.e);
+}
+
+// (x - m) / t - c with x - m taken exactly; -Infinity where x - m overflows
+// (the TwoSum error is NaN there).
+inline float log_softmax_one(float x, float neg_m, float t, float c) {
+  const TwoDiff d = two_diff(x, neg_m);
+  const float y = t == 1.0f ? (d.d - c) + d.e : (d.d / t - c) + d.e / t;
+  return d.d == -std::numeric_limits<float>::infinity() ? d.d : y;
+}
+
+// max as WebAssembly's f32.max: NaN if either is NaN, +0 over -0.
+inline float max_wasm(float a, float b) {
+  if (a != a || b != b) return a + b;
+  if (a == b) return bits_float(float_bits(a) & float_bits(b));
+  return a > b ? a : b;
+}
+
+}  // namespace smx::kernels

@@ -1,0 +1,31 @@
+// Softmax micro-kernels. Each op has a scalar and a SIMD128 variant that give
+// bit-identical results: the scalar code replays the vector code's lanes,
+// accumulators and reduction order. Names follow op__isa_algorithm_unroll_accs.
+//
+//   rmax(n, x)                      -> max of x[0..n) (NaN if any is NaN); n >= 1
+//   raddstoreexpminusmax(n, x, m, t, y)
+//                                    y[i] = exp((x[i] - m) / t), returns the sum of
+//                                    y in double (float32 partial sums of 8
+//                                    values per lane, then float64 lanes). m must
+//                                    be max(x), finite; t > 0 finite. x == y allowed.
+//   vscale(n, x, s, y)              y[i] = x[i] * s
+//   vlogsoftmax(n, x, m, t, c, y)   y[i] = (x[i] - m) / t - c, with x[i] - m exact
+//
+// Pointers need no alignment. t == 1 skips the division.
+#pragma once
+#include <cstddef>
+
+namespace smx::kernels {
+
+using rmax_ukernel = float(size_t n, const float* x);
+using raddstoreexpminusmax_ukernel = double(size_t n, const float* x, float max, float t,
+                                            float* y);
+using vscale_ukernel = void(size_t n, const float* x, float s, float* y);
+using vlogsoftmax_ukernel = void(size_t n, const float* x, float max, float t, float c,
+                                 float* y);
+
+#define SMX_KERNEL(op, name, isa) op##_ukernel name;
+#include "kernels.inc"
+#undef SMX_KERNEL
+
+}  // namespace smx::kernels

@@ -1,0 +1,75 @@
+// Scalar kernels. They replay the SIMD128 kernels' lanes and reduction order
+// (see wasmsimd.cpp), so the baseline wasm build gives the SIMD build's bits.
+#include "exp_rr2_p6.h"
+#include "kernels.h"
+
+namespace smx::kernels {
+
+float f32_rmax__scalar_u4(size_t n, const float* x) {
+  float m = x[0];
+  for (size_t i = 1; i < n; ++i) m = max_wasm(m, x[i]);
+  return m;
+}
+
+namespace {
+
+template <bool kScaled, bool kStore>
+double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float* y) {
+  const float neg_max = -max;
+  double dlo[2] = {0, 0}, dhi[2] = {0, 0};
+  // Blocks of 32: two 4-lane float accumulators, each lane sums 4 values; then
+  // acc0 + acc1 per lane, and the 4 lanes are added into 2 double lanes each.
+  for (; n >= 32; n -= 32, x += 32, y += kStore ? 32 : 0) {
+    float acc0[4] = {0, 0, 0, 0}, acc1[4] = {0, 0, 0, 0};
+    for (size_t j = 0; j < 32; j += 8) {
+      for (size_t l = 0; l < 4; ++l) {
+        const float e0 = exp_minus_max<kScaled>(x[j + l], neg_max, t);
+        const float e1 = exp_minus_max<kScaled>(x[j + 4 + l], neg_max, t);
+        if (kStore) y[j + l] = e0, y[j + 4 + l] = e1;
+        acc0[l] += e0;
+        acc1[l] += e1;
+      }
+    }
+    float a[4];
+    for (size_t l = 0; l < 4; ++l) a[l] = acc0[l] + acc1[l];
+    dlo[0] += a[0], dlo[1] += a[1], dhi[0] += a[2], dhi[1] += a[3];
+  }
+  for (; n >= 4; n -= 4, x += 4, y += kStore ? 4 : 0) {
+    float a[4];
+    for (size_t l = 0; l < 4; ++l) {
+      a[l] = exp_minus_max<kScaled>(x[l], neg_max, t);
+      if (kStore) y[l] = a[l];
+    }
+    dlo[0] += a[0], dlo[1] += a[1], dhi[0] += a[2], dhi[1] += a[3];
+  }
+  double tail = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const float e = exp_minus_max<kScaled>(x[i], neg_max, t);
+    if (kStore) y[i] = e;
+    tail += e;
+  }
+  return (dlo[0] + dlo[1]) + (dhi[0] + dhi[1]) + tail;
+}
+
+}  // namespace
+
+double f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(size_t n, const float* x, float max,
+                                                        float t, float* y) {
+  if (y == nullptr)
+    return t == 1.0f ? raddstoreexpminusmax<false, false>(n, x, max, t, y)
+                     : raddstoreexpminusmax<true, false>(n, x, max, t, y);
+  return t == 1.0f ? raddstoreexpminusmax<false, true>(n, x, max, t, y)
+                   : raddstoreexpminusmax<true, true>(n, x, max, t, y);
+}
+
+void f32_vscale__scalar_u4(size_t n, const float* x, float s, float* y) {
+  for (size_t i = 0; i < n; ++i) y[i] = x[i] * s;
+}
+
+void f32_vlogsoftmax__scalar_u4(size_t n, const float* x, float max, float t, float c,
+                                float* y) {
+  const float neg_max = -max;
+  for (size_t i = 0; i < n; ++i) y[i] = log_softmax_one(x[i], neg_max, t, c);
+}
+
+}  // namespace smx::kernels

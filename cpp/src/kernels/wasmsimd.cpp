@@ -1,0 +1,139 @@
+// SIMD128 kernels, written once with the WebAssembly intrinsics; natively the
+// same source compiles through SIMDe (simd128.h).
+#include "simd128.h"
+
+#include <cmath>
+
+#include "exp_rr2_p6.h"
+#include "kernels.h"
+
+namespace smx::kernels {
+
+float f32_rmax__wasmsimd_u16_acc4(size_t n, const float* x) {
+  if (n < 16) return f32_rmax__scalar_u4(n, x);
+  v128_t m0 = wasm_v128_load(x), m1 = wasm_v128_load(x + 4);
+  v128_t m2 = wasm_v128_load(x + 8), m3 = wasm_v128_load(x + 12);
+  size_t i = 16;
+  for (; i + 16 <= n; i += 16) {
+    m0 = wasm_f32x4_max(m0, wasm_v128_load(x + i));
+    m1 = wasm_f32x4_max(m1, wasm_v128_load(x + i + 4));
+    m2 = wasm_f32x4_max(m2, wasm_v128_load(x + i + 8));
+    m3 = wasm_f32x4_max(m3, wasm_v128_load(x + i + 12));
+  }
+  for (; i + 4 <= n; i += 4) m0 = wasm_f32x4_max(m0, wasm_v128_load(x + i));
+  m0 = wasm_f32x4_max(wasm_f32x4_max(m0, m1), wasm_f32x4_max(m2, m3));
+  float m = max_wasm(max_wasm(wasm_f32x4_extract_lane(m0, 0), wasm_f32x4_extract_lane(m0, 1)),
+                     max_wasm(wasm_f32x4_extract_lane(m0, 2), wasm_f32x4_extract_lane(m0, 3)));
+  for (; i < n; ++i) m = max_wasm(m, x[i]);
+  return m;
+}
+
+namespace {
+
+// The vector twin of exp_rr2_p6 (same operations, same order).
+inline v128_t exp_rr2_p6_x4(v128_t z, v128_t c) {
+  const v128_t bias = wasm_f32x4_splat(kMagicBias);
+  const v128_t t = wasm_f32x4_add(wasm_f32x4_mul(z, wasm_f32x4_splat(kLog2e)), bias);
+  const v128_t s = wasm_i32x4_shl(t, 23);
+  const v128_t n = wasm_f32x4_sub(t, bias);
+  v128_t r = wasm_f32x4_sub(z, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Hi)));
+  r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Lo)));
+  r = wasm_f32x4_add(r, c);
+  v128_t q = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(kC6), r), wasm_f32x4_splat(kC5));
+  q = wasm_f32x4_add(wasm_f32x4_mul(q, r), wasm_f32x4_splat(kC4));
+  q = wasm_f32x4_add(wasm_f32x4_mul(q, r), wasm_f32x4_splat(kC3));
+  q = wasm_f32x4_add(wasm_f32x4_mul(q, r), wasm_f32x4_splat(kC2));
+  const v128_t p = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_mul(r, r), q), r);
+  const v128_t f = wasm_f32x4_mul(wasm_f32x4_add(p, wasm_f32x4_splat(1.0f)), s);
+  return wasm_v128_andnot(f, wasm_f32x4_lt(z, wasm_f32x4_splat(kExpCutoff)));
+}
+
+template <bool kScaled>
+inline v128_t exp_minus_max_x4(v128_t x, v128_t neg_max, v128_t t) {
+  const v128_t d = wasm_f32x4_add(x, neg_max);
+  const v128_t bb = wasm_f32x4_sub(d, x);
+  const v128_t e =
+      wasm_f32x4_add(wasm_f32x4_sub(x, wasm_f32x4_sub(d, bb)), wasm_f32x4_sub(neg_max, bb));
+  if (kScaled) return exp_rr2_p6_x4(wasm_f32x4_div(d, t), wasm_f32x4_div(e, t));
+  return exp_rr2_p6_x4(d, e);
+}
+
+inline v128_t high_half(v128_t a) { return wasm_i32x4_shuffle(a, a, 2, 3, 2, 3); }
+
+template <bool kScaled, bool kStore>
+double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float* y) {
+  const float neg_max_s = -max;
+  const v128_t neg_max = wasm_f32x4_splat(neg_max_s);
+  const v128_t vt = wasm_f32x4_splat(t);
+  v128_t dlo = wasm_f64x2_splat(0.0), dhi = wasm_f64x2_splat(0.0);
+  for (; n >= 32; n -= 32, x += 32, y += kStore ? 32 : 0) {
+    v128_t acc0 = wasm_f32x4_splat(0.0f), acc1 = acc0;
+    for (size_t j = 0; j < 32; j += 8) {
+      const v128_t e0 = exp_minus_max_x4<kScaled>(wasm_v128_load(x + j), neg_max, vt);
+      const v128_t e1 = exp_minus_max_x4<kScaled>(wasm_v128_load(x + j + 4), neg_max, vt);
+      if (kStore) wasm_v128_store(y + j, e0), wasm_v128_store(y + j + 4, e1);
+      acc0 = wasm_f32x4_add(acc0, e0);
+      acc1 = wasm_f32x4_add(acc1, e1);
+    }
+    const v128_t a = wasm_f32x4_add(acc0, acc1);
+    dlo = wasm_f64x2_add(dlo, wasm_f64x2_promote_low_f32x4(a));
+    dhi = wasm_f64x2_add(dhi, wasm_f64x2_promote_low_f32x4(high_half(a)));
+  }
+  for (; n >= 4; n -= 4, x += 4, y += kStore ? 4 : 0) {
+    const v128_t a = exp_minus_max_x4<kScaled>(wasm_v128_load(x), neg_max, vt);
+    if (kStore) wasm_v128_store(y, a);
+    dlo = wasm_f64x2_add(dlo, wasm_f64x2_promote_low_f32x4(a));
+    dhi = wasm_f64x2_add(dhi, wasm_f64x2_promote_low_f32x4(high_half(a)));
+  }
+  double tail = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const float e = exp_minus_max<kScaled>(x[i], neg_max_s, t);
+    if (kStore) y[i] = e;
+    tail += e;
+  }
+  return (wasm_f64x2_extract_lane(dlo, 0) + wasm_f64x2_extract_lane(dlo, 1)) +
+         (wasm_f64x2_extract_lane(dhi, 0) + wasm_f64x2_extract_lane(dhi, 1)) + tail;
+}
+
+}  // namespace
+
+double f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(size_t n, const float* x, float max,
+                                                          float t, float* y) {
+  if (y == nullptr)
+    return t == 1.0f ? raddstoreexpminusmax<false, false>(n, x, max, t, y)
+                     : raddstoreexpminusmax<true, false>(n, x, max, t, y);
+  return t == 1.0f ? raddstoreexpminusmax<false, true>(n, x, max, t, y)
+                   : raddstoreexpminusmax<true, true>(n, x, max, t, y);
+}
+
+void f32_vscale__wasmsimd_u8(size_t n, const float* x, float s, float* y) {
+  const v128_t vs = wasm_f32x4_splat(s);
+  for (; n >= 8; n -= 8, x += 8, y += 8) {
+    wasm_v128_store(y, wasm_f32x4_mul(wasm_v128_load(x), vs));
+    wasm_v128_store(y + 4, wasm_f32x4_mul(wasm_v128_load(x + 4), vs));
+  }
+  for (; n >= 4; n -= 4, x += 4, y += 4) wasm_v128_store(y, wasm_f32x4_mul(wasm_v128_load(x), vs));
+  for (size_t i = 0; i < n; ++i) y[i] = x[i] * s;
+}
+
+void f32_vlogsoftmax__wasmsimd_u8(size_t n, const float* x, float max, float t, float c,
+                                  float* y) {
+  const float neg_max_s = -max;
+  const v128_t neg_max = wasm_f32x4_splat(neg_max_s);
+  const v128_t vt = wasm_f32x4_splat(t), vc = wasm_f32x4_splat(c);
+  const bool scaled = t != 1.0f;
+  for (; n >= 4; n -= 4, x += 4, y += 4) {
+    const v128_t v = wasm_v128_load(x);
+    v128_t d = wasm_f32x4_add(v, neg_max);
+    const v128_t bb = wasm_f32x4_sub(d, v);
+    v128_t e =
+        wasm_f32x4_add(wasm_f32x4_sub(v, wasm_f32x4_sub(d, bb)), wasm_f32x4_sub(neg_max, bb));
+    const v128_t overflow = wasm_f32x4_eq(d, wasm_f32x4_splat(-INFINITY));
+    if (scaled) d = wasm_f32x4_div(d, vt), e = wasm_f32x4_div(e, vt);
+    const v128_t r = wasm_f32x4_add(wasm_f32x4_sub(d, vc), e);
+    wasm_v128_store(y, wasm_v128_bitselect(wasm_f32x4_splat(-INFINITY), r, overflow));
+  }
+  for (size_t i = 0; i < n; ++i) y[i] = log_softmax_one(x[i], neg_max_s, t, c);
+}
+
+}  // namespace smx::kernels

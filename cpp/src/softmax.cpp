@@ -1,0 +1,279 @@
+#include "smx/softmax.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "kernels/exp_rr2_p6.h"
+#include "kernels/kernels.h"
+
+namespace smx {
+namespace {
+
+namespace k = kernels;
+
+#if SMX_USE_SIMD
+k::rmax_ukernel* const rmax = k::f32_rmax__wasmsimd_u16_acc4;
+k::raddstoreexpminusmax_ukernel* const raddstoreexpminusmax =
+    k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2;
+k::vscale_ukernel* const vscale = k::f32_vscale__wasmsimd_u8;
+k::vlogsoftmax_ukernel* const vlogsoftmax = k::f32_vlogsoftmax__wasmsimd_u8;
+#else
+k::rmax_ukernel* const rmax = k::f32_rmax__scalar_u4;
+k::raddstoreexpminusmax_ukernel* const raddstoreexpminusmax =
+    k::f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2;
+k::vscale_ukernel* const vscale = k::f32_vscale__scalar_u4;
+k::vlogsoftmax_ukernel* const vlogsoftmax = k::f32_vlogsoftmax__scalar_u4;
+#endif
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+void fill(float* y, size_t n, float v) {
+  for (size_t i = 0; i < n; ++i) y[i] = v;
+}
+
+// What decides a slice before any exp is taken.
+enum class Case { kNormal, kNaN, kAllMasked, kShare, kUniform };
+
+// kShare: the mass goes equally to the entries equal to `max` (T = 0, or +Inf
+// entries); kUniform: equally to the entries that are not -Inf (T = +Inf).
+Case classify(float max, float t) {
+  if (max != max) return Case::kNaN;
+  if (max == -kInf) return Case::kAllMasked;
+  if (t == kInf) return Case::kUniform;
+  if (max == kInf || t == 0.0f) return Case::kShare;
+  return Case::kNormal;
+}
+
+// Marks the entries that get mass in the kShare / kUniform cases; returns their count.
+size_t count_kept(const float* x, size_t n, float max, Case c) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; ++i) k += c == Case::kShare ? x[i] == max : x[i] != -kInf;
+  return k;
+}
+bool kept(float x, float max, Case c) { return c == Case::kShare ? x == max : x != -kInf; }
+
+Status masked_fill(float* y, size_t n, Masked policy, bool log) {
+  switch (policy) {
+    case Masked::kNaN: fill(y, n, kNaN); break;
+    case Masked::kZeros: fill(y, n, log ? -kInf : 0.0f); break;
+    case Masked::kUniform:
+      fill(y, n, log ? static_cast<float>(-log_f64(static_cast<double>(n)))
+                     : static_cast<float>(1.0 / static_cast<double>(n)));
+      break;
+    case Masked::kThrow: return Status::kAllMasked;
+  }
+  return Status::kOk;
+}
+
+Status softmax_slice(const float* x, float* y, size_t n, const Options& o) {
+  const float max = rmax(n, x);
+  const Case c = classify(max, o.temperature);
+  switch (c) {
+    case Case::kNaN: fill(y, n, kNaN); return Status::kOk;
+    case Case::kAllMasked: return masked_fill(y, n, o.masked, false);
+    case Case::kShare:
+    case Case::kUniform: {
+      const float p = static_cast<float>(1.0 / static_cast<double>(count_kept(x, n, max, c)));
+      for (size_t i = 0; i < n; ++i) y[i] = kept(x[i], max, c) ? p : 0.0f;
+      return Status::kOk;
+    }
+    case Case::kNormal: break;
+  }
+  const double sum = raddstoreexpminusmax(n, x, max, o.temperature, y);
+  vscale(n, y, static_cast<float>(1.0 / sum), y);
+  return Status::kOk;
+}
+
+Status log_softmax_slice(const float* x, float* y, size_t n, const Options& o) {
+  const float max = rmax(n, x);
+  const Case c = classify(max, o.temperature);
+  switch (c) {
+    case Case::kNaN: fill(y, n, kNaN); return Status::kOk;
+    case Case::kAllMasked: return masked_fill(y, n, o.masked, true);
+    case Case::kShare:
+    case Case::kUniform: {
+      const auto lp = static_cast<float>(
+          -log_f64(static_cast<double>(count_kept(x, n, max, c))));
+      for (size_t i = 0; i < n; ++i) y[i] = kept(x[i], max, c) ? lp : -kInf;
+      return Status::kOk;
+    }
+    case Case::kNormal: break;
+  }
+  const double sum = raddstoreexpminusmax(n, x, max, o.temperature, nullptr);
+  vlogsoftmax(n, x, max, o.temperature, static_cast<float>(log_f64(sum)), y);
+  return Status::kOk;
+}
+
+double log_sum_exp_slice(const float* x, size_t n, const Options& o) {
+  if (n == 0) return -std::numeric_limits<double>::infinity();
+  const float max = rmax(n, x);
+  const Case c = classify(max, o.temperature);
+  switch (c) {
+    case Case::kNaN: return kNaN;
+    case Case::kAllMasked: return -kInf;
+    case Case::kUniform:
+      return log_f64(static_cast<double>(count_kept(x, n, max, c)));
+    case Case::kShare:
+      if (max == kInf) return kInf;
+      // T -> 0: (1/T) max + log(#maxima) diverges unless max == 0.
+      if (max > 0.0f) return kInf;
+      if (max < 0.0f) return -kInf;
+      return log_f64(static_cast<double>(count_kept(x, n, max, c)));
+    case Case::kNormal: break;
+  }
+  const double sum = raddstoreexpminusmax(n, x, max, o.temperature, nullptr);
+  return static_cast<double>(max) / static_cast<double>(o.temperature) + log_f64(sum);
+}
+
+Status naive_slice(const float* x, float* y, size_t n, const Options& o) {
+  float sum = 0.0f;
+  for (size_t i = 0; i < n; ++i) {
+    y[i] = exp_f32(o.temperature == 1.0f ? x[i] : x[i] / o.temperature);
+    sum += y[i];
+  }
+  for (size_t i = 0; i < n; ++i) y[i] = y[i] / sum;
+  return Status::kOk;
+}
+
+bool valid(const Options& o) { return o.temperature >= 0.0f; }  // false for NaN
+
+// Calls slice(in, out, n, index) for each slice of the layout, in order;
+// index = outer * inner + inner position. Strided slices go through one
+// contiguous scratch copy (gathered, and scattered back when y != nullptr).
+template <typename SliceFn>
+Status for_each_slice(const float* x, float* y, const Layout& l, SliceFn slice) {
+  if (l.inner == 1) {
+    for (size_t o = 0; o < l.outer; ++o) {
+      const Status s = slice(x + o * l.n, y == nullptr ? nullptr : y + o * l.n, l.n, o);
+      if (s != Status::kOk) return s;
+    }
+    return Status::kOk;
+  }
+  auto* buf = static_cast<float*>(std::malloc((l.n == 0 ? 1 : l.n) * sizeof(float)));
+  if (buf == nullptr) return Status::kNoMemory;
+  Status s = Status::kOk;
+  for (size_t o = 0; o < l.outer && s == Status::kOk; ++o) {
+    for (size_t in = 0; in < l.inner && s == Status::kOk; ++in) {
+      const size_t base = o * l.n * l.inner + in;
+      for (size_t i = 0; i < l.n; ++i) buf[i] = x[base + i * l.inner];
+      s = slice(buf, y == nullptr ? nullptr : buf, l.n, o * l.inner + in);
+      if (y != nullptr)
+        for (size_t i = 0; i < l.n; ++i) y[base + i * l.inner] = buf[i];
+    }
+  }
+  std::free(buf);
+  return s;
+}
+
+template <typename SliceFn>
+Status map_slices(const float* x, float* y, const Layout& l, const Options& o, SliceFn slice) {
+  if (!valid(o)) return Status::kBadTemperature;
+  if (l.n == 0) return Status::kOk;
+  return for_each_slice(x, y, l, [&](const float* a, float* b, size_t n, size_t) {
+    return slice(a, b, n, o);
+  });
+}
+
+}  // namespace
+
+Status make_layout(size_t length, const int32_t* shape, size_t ndim, int32_t axis, Layout* out) {
+  if (ndim == 0) {
+    if (axis != 0 && axis != -1) return Status::kBadAxis;
+    *out = Layout{1, length, 1};
+    return Status::kOk;
+  }
+  const auto nd = static_cast<int64_t>(ndim);
+  const int64_t a = axis < 0 ? int64_t{axis} + nd : int64_t{axis};
+  if (a < 0 || a >= nd) return Status::kBadAxis;
+  bool has_zero = false;
+  for (size_t d = 0; d < ndim; ++d) {
+    if (shape[d] < 0) return Status::kBadShape;
+    has_zero = has_zero || shape[d] == 0;
+  }
+  Layout l{1, 1, 1};
+  size_t total = 1;
+  for (size_t d = 0; d < ndim; ++d) {
+    const auto dim = static_cast<size_t>(shape[d]);
+    if (!has_zero && total > length / dim) return Status::kBadShape;  // no overflow below
+    total *= dim;
+    if (static_cast<int64_t>(d) < a) l.outer *= dim;
+    else if (static_cast<int64_t>(d) == a) l.n = dim;
+    else l.inner *= dim;
+  }
+  if (total != length) return Status::kBadShape;
+  *out = l;
+  return Status::kOk;
+}
+
+Status softmax(const float* x, float* y, const Layout& l, const Options& o) {
+  return map_slices(x, y, l, o, softmax_slice);
+}
+
+Status log_softmax(const float* x, float* y, const Layout& l, const Options& o) {
+  return map_slices(x, y, l, o, log_softmax_slice);
+}
+
+Status softmax_naive(const float* x, float* y, const Layout& l, const Options& o) {
+  return map_slices(x, y, l, o, naive_slice);
+}
+
+Status log_sum_exp(const float* x, double* y, const Layout& l, const Options& o) {
+  if (!valid(o)) return Status::kBadTemperature;
+  return for_each_slice(x, nullptr, l, [&](const float* a, float*, size_t n, size_t index) {
+    y[index] = log_sum_exp_slice(a, n, o);
+    return Status::kOk;
+  });
+}
+
+Status softmax_steps(const float* x, size_t n, const Options& o, Steps* st) {
+  if (!valid(o)) return Status::kBadTemperature;
+  st->max = -kInf;
+  st->sum = 0;
+  if (n == 0) return Status::kOk;
+  const float raw_max = rmax(n, x);
+  const Case c = classify(raw_max, o.temperature);
+  if (c == Case::kAllMasked || c == Case::kNaN) {
+    const float v = c == Case::kNaN ? kNaN : -kInf;
+    fill(st->scaled, n, v), fill(st->shifted, n, v), fill(st->exps, n, c == Case::kNaN ? kNaN : 0.0f);
+    st->max = v;
+    st->sum = c == Case::kNaN ? kNaN : 0.0;
+    return masked_fill(st->probs, n, c == Case::kNaN ? Masked::kNaN : o.masked, false);
+  }
+  if (c == Case::kShare || c == Case::kUniform) {
+    // The limit: the entries that share the mass sit at 0 after the shift.
+    for (size_t i = 0; i < n; ++i) {
+      const bool k = kept(x[i], raw_max, c);
+      st->scaled[i] = st->shifted[i] = k ? 0.0f : -kInf;
+      st->exps[i] = k ? 1.0f : 0.0f;
+      st->sum += st->exps[i];
+    }
+    st->max = 0.0f;
+    vscale(n, st->exps, static_cast<float>(1.0 / st->sum), st->probs);
+    return Status::kOk;
+  }
+  const float t = o.temperature;
+  for (size_t i = 0; i < n; ++i) st->scaled[i] = t == 1.0f ? x[i] : x[i] / t;
+  st->max = rmax(n, st->scaled);
+  for (size_t i = 0; i < n; ++i) st->shifted[i] = st->scaled[i] - st->max;
+  st->sum = raddstoreexpminusmax(n, st->shifted, 0.0f, 1.0f, st->exps);
+  vscale(n, st->exps, static_cast<float>(1.0 / st->sum), st->probs);
+  return Status::kOk;
+}
+
+float sigmoid(float z) {
+  const float x[2] = {z, 0.0f};
+  float y[2];
+  softmax_slice(x, y, 2, Options{});
+  return y[0];
+}
+
+size_t argmax(const float* x, size_t n) {
+  const float max = rmax(n, x);
+  for (size_t i = 0; i < n; ++i)
+    if (x[i] == max || (max != max && x[i] != x[i])) return i;
+  return 0;
+}
+
+}  // namespace smx
