@@ -43,13 +43,15 @@ int32_t log_sum_exp(Ptr x, Ptr y, uint32_t length, Ptr shape, uint32_t ndim, int
   return static_cast<int32_t>(s);
 }
 
-// out[0] = max, out[1] = sum (doubles).
-int32_t softmax_steps(Ptr x, uint32_t n, double temperature, int32_t masked, Ptr scaled,
-                      Ptr shifted, Ptr exps, Ptr probs, Ptr out) {
-  smx::Steps st{at<float>(scaled), at<float>(shifted), at<float>(exps), at<float>(probs), 0, 0};
+// arrays: 5 float arrays of n (scaled, shifted, exps, probs, raw_exps);
+// out: max, sum, raw_sum (doubles).
+int32_t softmax_steps(Ptr x, uint32_t n, double temperature, int32_t masked, Ptr arrays, Ptr out) {
+  float* a = at<float>(arrays);
+  smx::Steps st{a, a + n, a + 2 * n, a + 3 * n, a + 4 * n, 0, 0, 0};
   const smx::Status s = smx::softmax_steps(at<const float>(x), n, options(temperature, masked), &st);
   at<double>(out)[0] = st.max;
   at<double>(out)[1] = st.sum;
+  at<double>(out)[2] = st.raw_sum;
   return static_cast<int32_t>(s);
 }
 

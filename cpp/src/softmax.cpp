@@ -227,11 +227,22 @@ Status log_sum_exp(const float* x, double* y, const Layout& l, const Options& o)
   });
 }
 
+namespace {
+Status stable_steps(const float* x, size_t n, const Options& o, Steps* st);
+}  // namespace
+
 Status softmax_steps(const float* x, size_t n, const Options& o, Steps* st) {
   if (!valid(o)) return Status::kBadTemperature;
   st->max = -kInf;
-  st->sum = 0;
+  st->sum = st->raw_sum = 0;
   if (n == 0) return Status::kOk;
+  const Status s = stable_steps(x, n, o, st);
+  for (size_t i = 0; i < n; ++i) st->raw_sum += st->raw_exps[i] = exp_f32(st->scaled[i]);
+  return s;
+}
+
+namespace {
+Status stable_steps(const float* x, size_t n, const Options& o, Steps* st) {
   const float raw_max = rmax(n, x);
   const Case c = classify(raw_max, o.temperature);
   if (c == Case::kAllMasked || c == Case::kNaN) {
@@ -261,6 +272,7 @@ Status softmax_steps(const float* x, size_t n, const Options& o, Steps* st) {
   vscale(n, st->exps, static_cast<float>(1.0 / st->sum), st->probs);
   return Status::kOk;
 }
+}  // namespace
 
 float sigmoid(float z) {
   const float x[2] = {z, 0.0f};

@@ -47,14 +47,18 @@ Status softmax_naive(const float* x, float* y, const Layout& layout, const Optio
 // n elements: scaled = x / T, shifted = scaled - max, exps = exp(shifted),
 // probs = exps / sum. At T = 0, T = Infinity and with +Infinity entries the
 // arrays hold the limit (shifted 0 for the entries that share the mass, -Infinity
-// for the others).
+// for the others). raw_exps = exp(scaled) without the max trick and raw_sum
+// their sum: the textbook numbers (e^0.707 ~ 2.028, sum ~ 5.056), which
+// overflow to +Infinity where the stable path does not.
 struct Steps {
   float* scaled;
   float* shifted;
   float* exps;
   float* probs;
+  float* raw_exps;
   float max;
   double sum;
+  double raw_sum;
 };
 Status softmax_steps(const float* x, size_t n, const Options& opts, Steps* steps);
 

@@ -1,0 +1,312 @@
+// softmax-wasm JavaScript API: loading, validation and marshalling over the
+// Embind functions of cpp/bindings/embind.cpp. Environment specifics (how the
+// .wasm bytes are read) come from index.js (browsers, workers, bundlers) or
+// node.js (Node).
+import { simd as detectSimd } from '../dist/wasm-feature-detect.js';
+
+const MASKED = ['nan', 'zeros', 'uniform', 'throw'];
+const STATUS_ALL_MASKED = 1;
+const STATUS_NO_MEMORY = 5;
+const MAX_ELEMENTS = 2 ** 28; // 1 GiB of float32: wasm32 memory cannot hold two of more
+const FILES = {
+  simd: { glue: () => import('../dist/softmax-simd.js'), wasm: 'softmax-simd.wasm' },
+  base: { glue: () => import('../dist/softmax-base.js'), wasm: 'softmax-base.wasm' },
+};
+
+const align8 = (bytes) => (bytes + 7) & ~7;
+const describe = (v) =>
+  v === null ? 'null' : Array.isArray(v) ? 'an array' : ArrayBuffer.isView(v) ? v.constructor.name : typeof v;
+
+/** Rejects option names the function does not know: no silent no-ops. */
+export function checkOptions(fn, opts, known) {
+  if (opts === undefined) return {};
+  if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
+    throw new TypeError(`${fn}: options must be an object, got ${describe(opts)}`);
+  }
+  for (const key of Object.keys(opts)) {
+    if (!known.includes(key)) {
+      throw new TypeError(`${fn}: unknown option '${key}' (known: ${known.join(', ')})`);
+    }
+  }
+  return opts;
+}
+
+export function checkNumber(fn, name, v, { min = -Infinity, integer = false, allowNaN = false } = {}) {
+  if (typeof v !== 'number') throw new TypeError(`${fn}: ${name} must be a number, got ${describe(v)}`);
+  if (Number.isNaN(v)) {
+    if (allowNaN) return v;
+    throw new RangeError(`${fn}: ${name} must not be NaN`);
+  }
+  if (integer && !Number.isInteger(v)) throw new RangeError(`${fn}: ${name} must be an integer, got ${v}`);
+  if (v < min) throw new RangeError(`${fn}: ${name} must be >= ${min}, got ${v}`);
+  return v;
+}
+
+function checkTemperature(fn, t) {
+  if (t === undefined) return 1;
+  checkNumber(fn, 'temperature', t, { min: 0 });
+  return t;
+}
+
+/** scores: number[] (no holes, numbers only), Float32Array or Float64Array. */
+export function checkScores(fn, scores, name = 'scores') {
+  if (scores instanceof Float32Array || scores instanceof Float64Array) return scores;
+  if (!Array.isArray(scores)) {
+    throw new TypeError(
+      `${fn}: ${name} must be an array of numbers, a Float32Array or a Float64Array, got ${describe(scores)}`,
+    );
+  }
+  if (scores.length > MAX_ELEMENTS) throw new RangeError(`${fn}: ${name} has ${scores.length} elements, more than wasm memory holds`);
+  for (let i = 0; i < scores.length; i++) {
+    if (typeof scores[i] !== 'number') {
+      throw new TypeError(`${fn}: ${name}[${i}] must be a number, got ${i in scores ? describe(scores[i]) : 'a hole'}`);
+    }
+  }
+  return scores;
+}
+
+/** Returns [outer, n, inner] and the shape with the axis dropped. */
+function layout(fn, length, shape, axis) {
+  if (shape === undefined) {
+    if (axis !== undefined) {
+      checkNumber(fn, 'axis', axis, { integer: true });
+      if (axis !== 0 && axis !== -1) throw new RangeError(`${fn}: axis ${axis} is out of range for 1-D scores (use 0 or -1, or pass shape)`);
+    }
+    return { outer: 1, n: length, inner: 1, reduced: [], shape: [length] };
+  }
+  if (!Array.isArray(shape) && !(ArrayBuffer.isView(shape) && !(shape instanceof DataView))) {
+    throw new TypeError(`${fn}: shape must be an array of non-negative integers, got ${describe(shape)}`);
+  }
+  const dims = Array.from(shape);
+  if (dims.length === 0) throw new RangeError(`${fn}: shape must have at least one dimension`);
+  let product = 1;
+  for (let i = 0; i < dims.length; i++) {
+    const d = dims[i];
+    if (typeof d !== 'number' || !Number.isInteger(d) || d < 0 || d > 2 ** 31 - 1) {
+      throw new RangeError(`${fn}: shape[${i}] must be a non-negative integer, got ${String(d)}`);
+    }
+    product *= d;
+  }
+  if (product !== length) {
+    throw new RangeError(`${fn}: shape [${dims.join(', ')}] holds ${product} elements but scores has ${length}`);
+  }
+  const a = axis === undefined ? -1 : checkNumber(fn, 'axis', axis, { integer: true });
+  if (a < -dims.length || a >= dims.length) {
+    throw new RangeError(`${fn}: axis ${a} is out of range for a ${dims.length}-D shape (use ${-dims.length}..${dims.length - 1})`);
+  }
+  const ax = a < 0 ? a + dims.length : a;
+  const prod = (ds) => ds.reduce((p, d) => p * d, 1);
+  return {
+    outer: prod(dims.slice(0, ax)),
+    n: dims[ax],
+    inner: prod(dims.slice(ax + 1)),
+    reduced: dims.filter((_, i) => i !== ax),
+    shape: dims,
+  };
+}
+
+function checkOut(fn, out, length) {
+  if (out === undefined) return undefined;
+  if (!(out instanceof Float32Array)) throw new TypeError(`${fn}: out must be a Float32Array, got ${describe(out)}`);
+  if (out.length !== length) throw new RangeError(`${fn}: out has length ${out.length}, expected ${length}`);
+  return out;
+}
+
+function checkMasked(fn, masked) {
+  if (masked === undefined) return 0;
+  const i = MASKED.indexOf(masked);
+  if (i < 0) throw new RangeError(`${fn}: masked must be one of ${MASKED.map((m) => `'${m}'`).join(', ')}, got ${String(masked)}`);
+  return i;
+}
+
+/** The loaded module: the public API of softmax-wasm. */
+export class Softmax {
+  #m;
+  #scratch = 0;
+  #scratchBytes = 0;
+
+  constructor(wasmModule, simd) {
+    this.#m = wasmModule;
+    /** true when the SIMD128 build runs */
+    this.simd = simd;
+  }
+
+  /** A scratch block of at least `bytes` bytes in wasm memory (kept between calls). */
+  #alloc(fn, bytes) {
+    if (bytes <= this.#scratchBytes) return this.#scratch;
+    const size = Math.max(bytes, 2 * this.#scratchBytes, 4096);
+    const p = this.#m._malloc(size);
+    if (p === 0) throw new RangeError(`${fn}: ${bytes} bytes do not fit in wasm memory`);
+    this.#m._free(this.#scratch);
+    this.#scratch = p;
+    this.#scratchBytes = size;
+    return p;
+  }
+
+  /** Copies scores (and shape) into wasm memory; returns pointers. */
+  #stage(fn, scores, dims, extraBytes) {
+    const n = scores.length;
+    const xBytes = n * 4;
+    const yOff = align8(xBytes);
+    const shapeOff = yOff + extraBytes;
+    const p = this.#alloc(fn, shapeOff + dims.length * 4 + 8);
+    this.#m.HEAPF32.set(scores, p >> 2);
+    this.#m.HEAP32.set(dims, (p + shapeOff) >> 2);
+    return { x: p, y: p + yOff, shape: p + shapeOff };
+  }
+
+  #fail(fn, status) {
+    if (status === STATUS_ALL_MASKED) {
+      throw new RangeError(`${fn}: a slice of scores is all -Infinity (masked: 'throw')`);
+    }
+    if (status === STATUS_NO_MEMORY) throw new RangeError(`${fn}: scores do not fit in wasm memory`);
+    throw new Error(`${fn}: internal status ${status}`); // the JS checks above make this unreachable
+  }
+
+  #map(fn, binding, scores, opts) {
+    const o = checkOptions(fn, opts, ['temperature', 'shape', 'axis', 'out', 'masked']);
+    checkScores(fn, scores);
+    const t = checkTemperature(fn, o.temperature);
+    const l = layout(fn, scores.length, o.shape, o.axis);
+    const masked = checkMasked(fn, o.masked);
+    const out = checkOut(fn, o.out, scores.length) ?? new Float32Array(scores.length);
+    const dims = o.shape === undefined ? [] : l.shape;
+    const p = this.#stage(fn, scores, dims, 0);
+    const status = this.#m[binding](p.x, p.x, scores.length, p.shape, dims.length, o.axis ?? -1, t, masked);
+    if (status !== 0) this.#fail(fn, status);
+    out.set(this.#m.HEAPF32.subarray(p.x >> 2, (p.x >> 2) + scores.length));
+    return out;
+  }
+
+  /** Probabilities along an axis: exp(x / T - max) / sum, the max trick always. */
+  softmax(scores, opts) {
+    return this.#map('softmax', 'softmax', scores, opts);
+  }
+
+  /** log(softmax), computed without taking the log of a rounded probability. */
+  logSoftmax(scores, opts) {
+    return this.#map('logSoftmax', 'logSoftmax', scores, opts);
+  }
+
+  /** The textbook exp(x) / sum exp(x) in float32, no max trick: overflows to NaN. */
+  softmaxNaive(scores, opts) {
+    return this.#map('softmaxNaive', 'softmaxNaive', scores, opts);
+  }
+
+  /** log(sum(exp(x / T))) per slice: a number for 1-D scores, else a Float32Array. */
+  logSumExp(scores, opts) {
+    const fn = 'logSumExp';
+    const o = checkOptions(fn, opts, ['temperature', 'shape', 'axis', 'out']);
+    checkScores(fn, scores);
+    const t = checkTemperature(fn, o.temperature);
+    const l = layout(fn, scores.length, o.shape, o.axis);
+    const slices = l.outer * l.inner;
+    const scalar = l.shape.length === 1;
+    if (scalar && o.out !== undefined) throw new TypeError(`${fn}: out is only for N-D scores (the result of 1-D scores is a number)`);
+    const out = scalar ? undefined : checkOut(fn, o.out, slices) ?? new Float32Array(slices);
+    const dims = o.shape === undefined ? [] : l.shape;
+    const p = this.#stage(fn, scores, dims, slices * 8);
+    const status = this.#m.logSumExp(p.x, p.y, scores.length, p.shape, dims.length, o.axis ?? -1, t);
+    if (status !== 0) this.#fail(fn, status);
+    const values = this.#m.HEAPF64.subarray(p.y >> 3, (p.y >> 3) + slices);
+    if (scalar) return values[0];
+    out.set(values);
+    return out;
+  }
+
+  /** Each step of the stable softmax of a vector, for lessons. */
+  softmaxSteps(scores, opts) {
+    const fn = 'softmaxSteps';
+    const o = checkOptions(fn, opts, ['temperature', 'masked']);
+    checkScores(fn, scores);
+    const t = checkTemperature(fn, o.temperature);
+    const masked = checkMasked(fn, o.masked);
+    const n = scores.length;
+    const info = align8(n * 20);
+    const p = this.#stage(fn, scores, [], info + 24);
+    const status = this.#m.softmaxSteps(p.x, n, t, masked, p.y, p.y + info);
+    if (status !== 0) this.#fail(fn, status);
+    const [scaled, shifted, exps, probs, rawExps] = [0, 1, 2, 3, 4].map((i) =>
+      this.#m.HEAPF32.slice((p.y >> 2) + i * n, (p.y >> 2) + (i + 1) * n),
+    );
+    const [max, sum, rawSum] = this.#m.HEAPF64.subarray((p.y + info) >> 3, ((p.y + info) >> 3) + 3);
+    return { scaled, max, shifted, exps, sum, probs, rawExps, rawSum };
+  }
+
+  /** 1 / (1 + e^-z) in float32; equals softmax([z, 0])[0] to the bit. */
+  sigmoid(z) {
+    checkNumber('sigmoid', 'z', z, { allowNaN: true });
+    return this.#m.sigmoid(z);
+  }
+
+  /** The first index of the maximum (NaN counts as the maximum). */
+  argmax(scores) {
+    checkScores('argmax', scores);
+    if (scores.length === 0) throw new RangeError('argmax: scores is empty');
+    const p = this.#stage('argmax', scores, [], 0);
+    return this.#m.argmax(p.x, scores.length);
+  }
+}
+
+const compiled = new Map(); // variant -> Promise<WebAssembly.Module>: compiled once per page
+const loaded = new Map(); // variant -> Promise<Softmax>, for load() without a custom source
+
+/**
+ * Builds load() for one environment. readWasm(url) resolves to the bytes of a
+ * .wasm file (fetch in browsers, fs in Node).
+ */
+export function makeLoad(readWasm) {
+  return async function load(opts) {
+    const o = checkOptions('load', opts, ['simd', 'wasmBinary', 'module', 'locateFile']);
+    const simdOpt = o.simd ?? 'auto';
+    if (simdOpt !== 'auto' && simdOpt !== true && simdOpt !== false) {
+      throw new TypeError(`load: simd must be 'auto', true or false, got ${String(simdOpt)}`);
+    }
+    const hasSimd = await detectSimd();
+    if (simdOpt === true && !hasSimd) throw new RangeError('load: simd: true, but this engine has no WebAssembly SIMD');
+    const variant = simdOpt === false || !hasSimd ? 'base' : 'simd';
+    const custom = o.wasmBinary !== undefined || o.module !== undefined || o.locateFile !== undefined;
+    if (custom) return instantiate(variant, customSource(variant, o, readWasm));
+    if (!loaded.has(variant)) {
+      if (!compiled.has(variant)) {
+        const url = new URL(`../dist/${FILES[variant].wasm}`, import.meta.url);
+        compiled.set(variant, Promise.resolve(readWasm(url)).then((bytes) => WebAssembly.compile(bytes)));
+      }
+      const p = instantiate(variant, compiled.get(variant));
+      p.catch(() => {
+        loaded.delete(variant);
+        compiled.delete(variant);
+      });
+      loaded.set(variant, p);
+    }
+    return loaded.get(variant);
+  };
+}
+
+function customSource(variant, o, readWasm) {
+  if (o.module !== undefined) {
+    if (!(o.module instanceof WebAssembly.Module)) throw new TypeError(`load: module must be a WebAssembly.Module, got ${describe(o.module)}`);
+    return Promise.resolve(o.module);
+  }
+  if (o.wasmBinary !== undefined) {
+    if (!(o.wasmBinary instanceof ArrayBuffer) && !ArrayBuffer.isView(o.wasmBinary)) {
+      throw new TypeError(`load: wasmBinary must be an ArrayBuffer or a Uint8Array, got ${describe(o.wasmBinary)}`);
+    }
+    return WebAssembly.compile(o.wasmBinary);
+  }
+  if (typeof o.locateFile !== 'function') throw new TypeError(`load: locateFile must be a function, got ${describe(o.locateFile)}`);
+  const where = o.locateFile(FILES[variant].wasm);
+  return Promise.resolve(readWasm(new URL(String(where), import.meta.url))).then((b) => WebAssembly.compile(b));
+}
+
+async function instantiate(variant, modulePromise) {
+  const wasmModule = await modulePromise;
+  const { default: create } = await FILES[variant].glue();
+  const m = await create({
+    instantiateWasm(imports, done) {
+      WebAssembly.instantiate(wasmModule, imports).then((instance) => done(instance, wasmModule));
+      return {};
+    },
+  });
+  return new Softmax(m, variant === 'simd');
+}
