@@ -178,6 +178,14 @@ export class Softmax {
     return out;
   }
 
+  /**
+   * The current size of the wasm memory in bytes (read-only). Not part of the
+   * contract: for tests and diagnostics (the heap must not grow when calls fail).
+   */
+  get heapBytes() {
+    return this.#m.HEAPU8.length;
+  }
+
   /** Probabilities along an axis: exp(x / T - max) / sum, the max trick always. */
   softmax(scores, opts) {
     return this.#map('softmax', 'softmax', scores, opts);
