@@ -30,15 +30,16 @@ float exp_f32(float x) {
 }
 
 double log_f64(double x) {
-  if (!(x > 0)) return x == 0 ? -std::numeric_limits<double>::infinity()
-                              : std::numeric_limits<double>::quiet_NaN();
+  if (!(x > 0))
+    return x == 0 ? -std::numeric_limits<double>::infinity()
+                  : std::numeric_limits<double>::quiet_NaN();
   if (x == std::numeric_limits<double>::infinity()) return x;
   // x = m * 2^e with m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(f), f = (m-1)/(m+1).
   int e = 0;
   double m = x;
-  while (m >= 0x1.6A09E667F3BCDp+0) m *= 0.5, ++e;   // sqrt(2)
-  while (m < 0x1.6A09E667F3BCDp-1) m *= 2.0, --e;    // sqrt(1/2)
-  const double f = (m - 1.0) / (m + 1.0);            // |f| <= 0.1716
+  while (m >= 0x1.6A09E667F3BCDp+0) m *= 0.5, ++e;  // sqrt(2)
+  while (m < 0x1.6A09E667F3BCDp-1) m *= 2.0, --e;   // sqrt(1/2)
+  const double f = (m - 1.0) / (m + 1.0);           // |f| <= 0.1716
   const double f2 = f * f;
   double s = 0.0;
   for (int k = 23; k >= 1; k -= 2) s = s * f2 + 1.0 / k;  // sum f^(k-1) / k

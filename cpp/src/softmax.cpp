@@ -56,13 +56,19 @@ bool kept(float x, float max, Case c) { return c == Case::kShare ? x == max : x 
 
 Status masked_fill(float* y, size_t n, Masked policy, bool log) {
   switch (policy) {
-    case Masked::kNaN: fill(y, n, kNaN); break;
-    case Masked::kZeros: fill(y, n, log ? -kInf : 0.0f); break;
-    case Masked::kUniform:
-      fill(y, n, log ? static_cast<float>(-log_f64(static_cast<double>(n)))
-                     : static_cast<float>(1.0 / static_cast<double>(n)));
+    case Masked::kNaN:
+      fill(y, n, kNaN);
       break;
-    case Masked::kThrow: return Status::kAllMasked;
+    case Masked::kZeros:
+      fill(y, n, log ? -kInf : 0.0f);
+      break;
+    case Masked::kUniform:
+      fill(y, n,
+           log ? static_cast<float>(-log_f64(static_cast<double>(n)))
+               : static_cast<float>(1.0 / static_cast<double>(n)));
+      break;
+    case Masked::kThrow:
+      return Status::kAllMasked;
   }
   return Status::kOk;
 }
@@ -71,15 +77,19 @@ Status softmax_slice(const float* x, float* y, size_t n, const Options& o) {
   const float max = rmax(n, x);
   const Case c = classify(max, o.temperature);
   switch (c) {
-    case Case::kNaN: fill(y, n, kNaN); return Status::kOk;
-    case Case::kAllMasked: return masked_fill(y, n, o.masked, false);
+    case Case::kNaN:
+      fill(y, n, kNaN);
+      return Status::kOk;
+    case Case::kAllMasked:
+      return masked_fill(y, n, o.masked, false);
     case Case::kShare:
     case Case::kUniform: {
       const float p = static_cast<float>(1.0 / static_cast<double>(count_kept(x, n, max, c)));
       for (size_t i = 0; i < n; ++i) y[i] = kept(x[i], max, c) ? p : 0.0f;
       return Status::kOk;
     }
-    case Case::kNormal: break;
+    case Case::kNormal:
+      break;
   }
   const double sum = raddstoreexpminusmax(n, x, max, o.temperature, y);
   vscale(n, y, static_cast<float>(1.0 / sum), y);
@@ -90,16 +100,19 @@ Status log_softmax_slice(const float* x, float* y, size_t n, const Options& o) {
   const float max = rmax(n, x);
   const Case c = classify(max, o.temperature);
   switch (c) {
-    case Case::kNaN: fill(y, n, kNaN); return Status::kOk;
-    case Case::kAllMasked: return masked_fill(y, n, o.masked, true);
+    case Case::kNaN:
+      fill(y, n, kNaN);
+      return Status::kOk;
+    case Case::kAllMasked:
+      return masked_fill(y, n, o.masked, true);
     case Case::kShare:
     case Case::kUniform: {
-      const auto lp = static_cast<float>(
-          -log_f64(static_cast<double>(count_kept(x, n, max, c))));
+      const auto lp = static_cast<float>(-log_f64(static_cast<double>(count_kept(x, n, max, c))));
       for (size_t i = 0; i < n; ++i) y[i] = kept(x[i], max, c) ? lp : -kInf;
       return Status::kOk;
     }
-    case Case::kNormal: break;
+    case Case::kNormal:
+      break;
   }
   const double sum = raddstoreexpminusmax(n, x, max, o.temperature, nullptr);
   vlogsoftmax(n, x, max, o.temperature, static_cast<float>(log_f64(sum)), y);
@@ -111,8 +124,10 @@ double log_sum_exp_slice(const float* x, size_t n, const Options& o) {
   const float max = rmax(n, x);
   const Case c = classify(max, o.temperature);
   switch (c) {
-    case Case::kNaN: return kNaN;
-    case Case::kAllMasked: return -kInf;
+    case Case::kNaN:
+      return kNaN;
+    case Case::kAllMasked:
+      return -kInf;
     case Case::kUniform:
       return log_f64(static_cast<double>(count_kept(x, n, max, c)));
     case Case::kShare:
@@ -121,7 +136,8 @@ double log_sum_exp_slice(const float* x, size_t n, const Options& o) {
       if (max > 0.0f) return kInf;
       if (max < 0.0f) return -kInf;
       return log_f64(static_cast<double>(count_kept(x, n, max, c)));
-    case Case::kNormal: break;
+    case Case::kNormal:
+      break;
   }
   const double sum = raddstoreexpminusmax(n, x, max, o.temperature, nullptr);
   return static_cast<double>(max) / static_cast<double>(o.temperature) + log_f64(sum);
@@ -171,9 +187,8 @@ template <typename SliceFn>
 Status map_slices(const float* x, float* y, const Layout& l, const Options& o, SliceFn slice) {
   if (!valid(o)) return Status::kBadTemperature;
   if (l.n == 0) return Status::kOk;
-  return for_each_slice(x, y, l, [&](const float* a, float* b, size_t n, size_t) {
-    return slice(a, b, n, o);
-  });
+  return for_each_slice(
+      x, y, l, [&](const float* a, float* b, size_t n, size_t) { return slice(a, b, n, o); });
 }
 
 }  // namespace
@@ -198,9 +213,12 @@ Status make_layout(size_t length, const int32_t* shape, size_t ndim, int32_t axi
     const auto dim = static_cast<size_t>(shape[d]);
     if (!has_zero && total > length / dim) return Status::kBadShape;  // no overflow below
     total *= dim;
-    if (static_cast<int64_t>(d) < a) l.outer *= dim;
-    else if (static_cast<int64_t>(d) == a) l.n = dim;
-    else l.inner *= dim;
+    if (static_cast<int64_t>(d) < a)
+      l.outer *= dim;
+    else if (static_cast<int64_t>(d) == a)
+      l.n = dim;
+    else
+      l.inner *= dim;
   }
   if (total != length) return Status::kBadShape;
   *out = l;
@@ -247,7 +265,8 @@ Status stable_steps(const float* x, size_t n, const Options& o, Steps* st) {
   const Case c = classify(raw_max, o.temperature);
   if (c == Case::kAllMasked || c == Case::kNaN) {
     const float v = c == Case::kNaN ? kNaN : -kInf;
-    fill(st->scaled, n, v), fill(st->shifted, n, v), fill(st->exps, n, c == Case::kNaN ? kNaN : 0.0f);
+    fill(st->scaled, n, v), fill(st->shifted, n, v),
+        fill(st->exps, n, c == Case::kNaN ? kNaN : 0.0f);
     st->max = v;
     st->sum = c == Case::kNaN ? kNaN : 0.0;
     return masked_fill(st->probs, n, c == Case::kNaN ? Masked::kNaN : o.masked, false);

@@ -61,7 +61,8 @@ TEST(AccuracyBar, NormalInputsEverySize) {
   Worst worst;
   for (size_t n : bar_sizes()) {
     for (uint32_t seed : {1u, 2u}) {
-      const Worst w = check_bar(ref::normal(n, 3.0, seed * 7919 + static_cast<uint32_t>(n)), "normal(0,3)");
+      const Worst w =
+          check_bar(ref::normal(n, 3.0, seed * 7919 + static_cast<uint32_t>(n)), "normal(0,3)");
       worst.softmax_rel = std::max(worst.softmax_rel, w.softmax_rel);
       worst.log_abs = std::max(worst.log_abs, w.log_abs);
     }
@@ -128,7 +129,8 @@ TEST(Axis, EveryAxisOf3DMatchesMovingItLast) {
           const auto r = ref::softmax(slice.data(), slice.size());
           for (int32_t t = 0; t < shape[a]; ++t) {
             idx[a] = t;
-            EXPECT_NEAR(y[idx[0] * strides[0] + idx[1] * strides[1] + idx[2]], r[t], 1e-6 * r[t] + 1e-30);
+            EXPECT_NEAR(y[idx[0] * strides[0] + idx[1] * strides[1] + idx[2]], r[t],
+                        1e-6 * r[t] + 1e-30);
           }
         }
   }

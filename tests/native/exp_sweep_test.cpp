@@ -44,7 +44,8 @@ TEST(ExpSweep, EveryFloatWithinBound) {
 }
 
 TEST(ExpSweep, BelowCutoffIsZero) {
-  const float z[5] = {std::nextafter(k::kExpCutoff, -INFINITY), -100.0f, -1e30f, -3.4e38f, -INFINITY};
+  const float z[5] = {std::nextafter(k::kExpCutoff, -INFINITY), -100.0f, -1e30f, -3.4e38f,
+                      -INFINITY};
   float y[5];
   k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(5, z, 0.0f, 1.0f, y);
   for (float v : y) EXPECT_EQ(ref::bits(v), 0u);

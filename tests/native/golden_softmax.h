@@ -30,8 +30,10 @@ inline std::vector<Case> cases() {
       auto x = ref::normal(n, 3.0, static_cast<uint32_t>(n));
       c.push_back({op, 1.0f, {static_cast<int32_t>(n)}, -1, x});
     }
-    for (double scale : {1e3, 1e30, 3e38}) c.push_back({op, 1.0f, {257}, -1, ref::spread(257, scale, 3)});
-    for (float t : {0.3f, 2.0f, 0.0f, INFINITY}) c.push_back({op, t, {101}, -1, ref::normal(101, 3.0, 9)});
+    for (double scale : {1e3, 1e30, 3e38})
+      c.push_back({op, 1.0f, {257}, -1, ref::spread(257, scale, 3)});
+    for (float t : {0.3f, 2.0f, 0.0f, INFINITY})
+      c.push_back({op, t, {101}, -1, ref::normal(101, 3.0, 9)});
     c.push_back({op, 1.0f, {6, 35}, 0, ref::normal(210, 3.0, 4)});
     c.push_back({op, 1.0f, {3, 5, 7}, 1, ref::normal(105, 3.0, 5)});
     std::vector<float> masked = ref::normal(37, 3.0, 6);
@@ -64,7 +66,9 @@ inline std::string format_float(float f) {
 
 // Runs every case through the linked core and returns the file's content.
 inline std::string make() {
-  std::string s = "{\n  \"format\": \"x and y are float32 bit patterns in hex; temperature 'Infinity' is a string\",\n  \"cases\": [\n";
+  std::string s =
+      "{\n  \"format\": \"x and y are float32 bit patterns in hex; temperature 'Infinity' is a "
+      "string\",\n  \"cases\": [\n";
   const auto all = cases();
   for (size_t k = 0; k < all.size(); ++k) {
     const Case& c = all[k];
@@ -74,11 +78,15 @@ inline std::string make() {
     o.temperature = c.temperature;
     std::vector<float> y(c.x.size());
     const std::string op = c.op;
-    if (op == "softmax") smx::softmax(c.x.data(), y.data(), l, o);
-    else if (op == "logSoftmax") smx::log_softmax(c.x.data(), y.data(), l, o);
-    else smx::softmax_naive(c.x.data(), y.data(), l, o);
+    if (op == "softmax")
+      smx::softmax(c.x.data(), y.data(), l, o);
+    else if (op == "logSoftmax")
+      smx::log_softmax(c.x.data(), y.data(), l, o);
+    else
+      smx::softmax_naive(c.x.data(), y.data(), l, o);
     std::string shape = "[";
-    for (size_t i = 0; i < c.shape.size(); ++i) shape += (i ? "," : "") + std::to_string(c.shape[i]);
+    for (size_t i = 0; i < c.shape.size(); ++i)
+      shape += (i ? "," : "") + std::to_string(c.shape[i]);
     s += "    {\"op\": \"" + op + "\", \"temperature\": " + format_float(c.temperature) +
          ", \"shape\": " + shape + "], \"axis\": " + std::to_string(c.axis) +
          ",\n     \"x\": " + hex_list(c.x) + ",\n     \"y\": " + hex_list(y) + "}" +

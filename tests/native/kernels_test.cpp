@@ -2,13 +2,14 @@
 // at and around the SIMD tile, large sizes, misaligned pointers, and inputs where
 // a naive exp overflows. The scalar and SIMD128 variant of each op must agree
 // to the bit.
+#include "kernels/kernels.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
 #include "kernels/exp_rr2_p6.h"
-#include "kernels/kernels.h"
 #include "reference.h"
 
 namespace k = smx::kernels;
@@ -29,8 +30,8 @@ struct Input {
   double scale;
   bool normal;
 };
-const Input kInputs[] = {{"normal(0,3)", 3, true}, {"1e3", 1e3, false}, {"1e30", 1e30, false},
-                         {"3e38", 3e38, false}};
+const Input kInputs[] = {
+    {"normal(0,3)", 3, true}, {"1e3", 1e3, false}, {"1e30", 1e30, false}, {"3e38", 3e38, false}};
 
 // x with one float of padding in front, so that x.data() + 1 is misaligned.
 std::vector<float> make(const Input& in, size_t n, uint32_t seed) {
@@ -49,8 +50,10 @@ TEST(Kernels, RaddstoreexpminusmaxMatchesDoubleAndVariantsAgree) {
         const float* x = buf.data() + offset;
         const float m = k::f32_rmax__scalar_u4(n, x);
         std::vector<float> ys(n + 1), yv(n + 1);
-        const double ss = k::f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(n, x, m, 1.0f, ys.data() + offset);
-        const double sv = k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(n, x, m, 1.0f, yv.data() + offset);
+        const double ss =
+            k::f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(n, x, m, 1.0f, ys.data() + offset);
+        const double sv =
+            k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(n, x, m, 1.0f, yv.data() + offset);
         ASSERT_EQ(ref::bits(static_cast<float>(ss)), ref::bits(static_cast<float>(sv))) << n;
         ASSERT_EQ(ss, sv) << in.name << " n=" << n;
         double exact_sum = 0, stored_sum = 0;
@@ -61,7 +64,8 @@ TEST(Kernels, RaddstoreexpminusmaxMatchesDoubleAndVariantsAgree) {
           exact_sum += r;
           stored_sum += y;
           if (r >= 0x1p-126) {
-            ASSERT_LE(ref::ulps(y, r), k::kExpBoundUlp) << in.name << " n=" << n << " x=" << x[i] << " m=" << m;
+            ASSERT_LE(ref::ulps(y, r), k::kExpBoundUlp)
+                << in.name << " n=" << n << " x=" << x[i] << " m=" << m;
           } else {
             // Below FLT_MIN the kernel may flush to 0 (documented in exp_rr2_p6.h).
             ASSERT_LE(std::fabs(y - r), 0x1p-126) << in.name << " x=" << x[i];
@@ -81,8 +85,10 @@ TEST(Kernels, RaddstoreexpminusmaxWithTemperature) {
       auto x = ref::normal(n, 3.0, 11);
       const float m = k::f32_rmax__scalar_u4(n, x.data());
       std::vector<float> ys(n), yv(n);
-      const double ss = k::f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(n, x.data(), m, t, ys.data());
-      const double sv = k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(n, x.data(), m, t, yv.data());
+      const double ss =
+          k::f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(n, x.data(), m, t, ys.data());
+      const double sv =
+          k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(n, x.data(), m, t, yv.data());
       ASSERT_EQ(ss, sv);
       for (size_t i = 0; i < n; ++i) {
         ASSERT_EQ(ref::bits(ys[i]), ref::bits(yv[i]));
@@ -101,9 +107,12 @@ TEST(Kernels, RaddstoreexpminusmaxWithoutStore) {
   auto x = ref::normal(1001, 3.0, 5);
   const float m = k::f32_rmax__scalar_u4(x.size(), x.data());
   std::vector<float> y(x.size());
-  const double with = k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(x.size(), x.data(), m, 1.0f, y.data());
-  EXPECT_EQ(with, k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(x.size(), x.data(), m, 1.0f, nullptr));
-  EXPECT_EQ(with, k::f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(x.size(), x.data(), m, 1.0f, nullptr));
+  const double with =
+      k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(x.size(), x.data(), m, 1.0f, y.data());
+  EXPECT_EQ(with, k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(x.size(), x.data(), m, 1.0f,
+                                                                       nullptr));
+  EXPECT_EQ(with, k::f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(x.size(), x.data(), m, 1.0f,
+                                                                     nullptr));
 }
 
 TEST(Kernels, RmaxMatchesAndPropagatesNaN) {
@@ -131,7 +140,8 @@ TEST(Kernels, VscaleIsOneRoundedMultiply) {
     k::f32_vscale__scalar_u4(n, x.data() + 1, 0.37f, ys.data() + 1);
     k::f32_vscale__wasmsimd_u8(n, x.data() + 1, 0.37f, yv.data() + 1);
     for (size_t i = 1; i <= n; ++i) {
-      const float r = static_cast<float>(static_cast<double>(x[i]) * 0.37f);  // exact product, rounded once
+      const float r =
+          static_cast<float>(static_cast<double>(x[i]) * 0.37f);  // exact product, rounded once
       ASSERT_EQ(ref::bits(ys[i]), ref::bits(r));
       ASSERT_EQ(ref::bits(yv[i]), ref::bits(r));
     }

@@ -18,11 +18,9 @@
 namespace smx::kernels {
 
 using rmax_ukernel = float(size_t n, const float* x);
-using raddstoreexpminusmax_ukernel = double(size_t n, const float* x, float max, float t,
-                                            float* y);
+using raddstoreexpminusmax_ukernel = double(size_t n, const float* x, float max, float t, float* y);
 using vscale_ukernel = void(size_t n, const float* x, float s, float* y);
-using vlogsoftmax_ukernel = void(size_t n, const float* x, float max, float t, float c,
-                                 float* y);
+using vlogsoftmax_ukernel = void(size_t n, const float* x, float max, float t, float c, float* y);
 
 #define SMX_KERNEL(op, name, isa) op##_ukernel name;
 #include "kernels.inc"

@@ -53,8 +53,8 @@ double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float*
 
 }  // namespace
 
-double f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(size_t n, const float* x, float max,
-                                                        float t, float* y) {
+double f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(size_t n, const float* x, float max, float t,
+                                                       float* y) {
   if (y == nullptr)
     return t == 1.0f ? raddstoreexpminusmax<false, false>(n, x, max, t, y)
                      : raddstoreexpminusmax<true, false>(n, x, max, t, y);
@@ -66,8 +66,7 @@ void f32_vscale__scalar_u4(size_t n, const float* x, float s, float* y) {
   for (size_t i = 0; i < n; ++i) y[i] = x[i] * s;
 }
 
-void f32_vlogsoftmax__scalar_u4(size_t n, const float* x, float max, float t, float c,
-                                float* y) {
+void f32_vlogsoftmax__scalar_u4(size_t n, const float* x, float max, float t, float c, float* y) {
   const float neg_max = -max;
   for (size_t i = 0; i < n; ++i) y[i] = log_softmax_one(x[i], neg_max, t, c);
 }

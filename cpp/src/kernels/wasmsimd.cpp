@@ -1,11 +1,10 @@
 // SIMD128 kernels, written once with the WebAssembly intrinsics; natively the
 // same source compiles through SIMDe (simd128.h).
-#include "simd128.h"
-
 #include <cmath>
 
 #include "exp_rr2_p6.h"
 #include "kernels.h"
+#include "simd128.h"
 
 namespace smx::kernels {
 
@@ -98,7 +97,7 @@ double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float*
 }  // namespace
 
 double f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(size_t n, const float* x, float max,
-                                                          float t, float* y) {
+                                                         float t, float* y) {
   if (y == nullptr)
     return t == 1.0f ? raddstoreexpminusmax<false, false>(n, x, max, t, y)
                      : raddstoreexpminusmax<true, false>(n, x, max, t, y);
@@ -116,8 +115,7 @@ void f32_vscale__wasmsimd_u8(size_t n, const float* x, float s, float* y) {
   for (size_t i = 0; i < n; ++i) y[i] = x[i] * s;
 }
 
-void f32_vlogsoftmax__wasmsimd_u8(size_t n, const float* x, float max, float t, float c,
-                                  float* y) {
+void f32_vlogsoftmax__wasmsimd_u8(size_t n, const float* x, float max, float t, float c, float* y) {
   const float neg_max_s = -max;
   const v128_t neg_max = wasm_f32x4_splat(neg_max_s);
   const v128_t vt = wasm_f32x4_splat(t), vc = wasm_f32x4_splat(c);
