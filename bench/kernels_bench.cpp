@@ -1,0 +1,110 @@
+// Native figures for every softmax micro-kernel listed in
+// cpp/src/kernels/kernels.inc (Google Benchmark), in elements per second, at
+// N = 1000, 32000 and 262144. The SIMD128 kernels run here through SIMDe's
+// implementation of wasm_simd128.h (on x86: SSE), so these are native numbers,
+// not wasm ones: they show the kernels' relative cost and the headroom the wasm
+// engine leaves. Built as the optional CMake target `kernels_bench` (only when
+// find_package(benchmark) succeeds); `npm run bench` builds and runs it.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/kernels.h"
+
+namespace {
+
+namespace k = smx::kernels;
+
+const int64_t kSizes[] = {1000, 32000, 262144};
+
+// normal(0, 3) scores from a fixed seed (xorshift64* + Box-Muller), as the JS
+// benchmark uses.
+std::vector<float> Scores(size_t n) {
+  std::vector<float> x(n);
+  uint64_t s = 0x9E3779B97F4A7C15ull;
+  auto uniform = [&s] {
+    s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
+    return ((s * 0x2545F4914F6CDD1Dull) >> 11) * 0x1.0p-53;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const double u1 = 1.0 - uniform(), u2 = uniform();
+    x[i] = static_cast<float>(3.0 * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+  }
+  return x;
+}
+
+float Max(const std::vector<float>& x) {
+  float m = x[0];
+  for (float v : x) m = v > m ? v : m;
+  return m;
+}
+
+void Done(benchmark::State& state, size_t n) {
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
+}
+
+benchmark::internal::Benchmark* Register(const char* name, k::rmax_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    for (auto _ : state) benchmark::DoNotOptimize(fn(x.size(), x.data()));
+    Done(state, x.size());
+  });
+}
+
+benchmark::internal::Benchmark* Register(const char* name, k::raddstoreexpminusmax_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<float> y(x.size());
+    const float m = Max(x);
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(fn(x.size(), x.data(), m, 1.0f, y.data()));
+      benchmark::ClobberMemory();
+    }
+    Done(state, x.size());
+  });
+}
+
+benchmark::internal::Benchmark* Register(const char* name, k::vscale_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<float> y(x.size());
+    for (auto _ : state) {
+      fn(x.size(), x.data(), 0.5f, y.data());
+      benchmark::ClobberMemory();
+    }
+    Done(state, x.size());
+  });
+}
+
+benchmark::internal::Benchmark* Register(const char* name, k::vlogsoftmax_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<float> y(x.size());
+    const float m = Max(x);
+    for (auto _ : state) {
+      fn(x.size(), x.data(), m, 1.0f, 10.0f, y.data());
+      benchmark::ClobberMemory();
+    }
+    Done(state, x.size());
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // One benchmark per kernel of kernels.inc, each at every size.
+#define SMX_KERNEL(op, name, isa)                                                  \
+  {                                                                                \
+    auto* b = Register(#name, static_cast<k::op##_ukernel*>(&k::name));           \
+    for (const int64_t n : kSizes) b->Arg(n);                                      \
+  }
+#include "kernels/kernels.inc"
+#undef SMX_KERNEL
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
