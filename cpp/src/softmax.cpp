@@ -286,8 +286,11 @@ Status stable_steps(const float* x, size_t n, const Options& o, Steps* st) {
   const float t = o.temperature;
   for (size_t i = 0; i < n; ++i) st->scaled[i] = t == 1.0f ? x[i] : x[i] / t;
   st->max = rmax(n, st->scaled);
-  for (size_t i = 0; i < n; ++i) st->shifted[i] = st->scaled[i] - st->max;
-  st->sum = raddstoreexpminusmax(n, st->shifted, 0.0f, 1.0f, st->exps);
+  // shifted, exps and probs from x and its max, exactly as softmax computes
+  // them: x / T overflows for finite x and small T (2 / 1e-45, 1e38 / 0.5),
+  // and scaled - max would then be Infinity - Infinity = NaN.
+  for (size_t i = 0; i < n; ++i) st->shifted[i] = t == 1.0f ? x[i] - raw_max : (x[i] - raw_max) / t;
+  st->sum = raddstoreexpminusmax(n, x, raw_max, t, st->exps);
   vscale(n, st->exps, static_cast<float>(1.0 / st->sum), st->probs);
   return Status::kOk;
 }
