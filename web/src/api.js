@@ -310,11 +310,18 @@ function customSource(variant, o, readWasm) {
 async function instantiate(variant, modulePromise) {
   const wasmModule = await modulePromise;
   const { default: create } = await FILES[variant].glue();
-  const m = await create({
-    instantiateWasm(imports, done) {
-      WebAssembly.instantiate(wasmModule, imports).then((instance) => done(instance, wasmModule));
-      return {};
-    },
-  });
+  // The glue's promise never settles if instantiation fails inside
+  // instantiateWasm, so that failure rejects load() through `failed`.
+  let fail;
+  const failed = new Promise((_, reject) => (fail = reject));
+  const m = await Promise.race([
+    create({
+      instantiateWasm(imports, done) {
+        WebAssembly.instantiate(wasmModule, imports).then((instance) => done(instance, wasmModule), fail);
+        return {};
+      },
+    }),
+    failed,
+  ]);
   return new Softmax(m, variant === 'simd');
 }
