@@ -1,6 +1,6 @@
 // npm run bench: softmax-wasm side by side with the web peers, in one Node process.
 //
-//   node bench/softmax.bench.mjs [--quick] [--no-native] [--no-startup] [--no-sampler]
+//   node bench/softmax.bench.mjs [--quick] [--rounds=3] [--no-native] [--no-startup] [--no-sampler]
 //
 // 1. installs bench/'s own devDependencies (npm ci) when bench/node_modules is
 //    missing or older than bench/package-lock.json; builds web/dist (npm run
@@ -29,6 +29,10 @@ const ROOT = join(BENCH, '..');
 const BUILD = join(ROOT, 'build-bench');
 const argv = new Set(process.argv.slice(2));
 const QUICK = argv.has('--quick');
+const option = (name, fallback) => {
+  const a = process.argv.find((v) => v.startsWith(`--${name}=`));
+  return a === undefined ? fallback : Number(a.slice(name.length + 3));
+};
 
 const log = (...a) => console.error('[bench]', ...a);
 const out = (s = '') => console.log(s);
@@ -205,7 +209,7 @@ function mulberry32(seed) {
 
 // ---------------------------------------------------------------- timing ----
 
-const ROUNDS = 3;
+const ROUNDS = option('rounds', 3);
 const SAMPLES = QUICK ? 5 : 15;
 const SAMPLE_MS = QUICK ? 1 : 2;
 const WARM_MS = QUICK ? 10 : 40;
@@ -496,7 +500,7 @@ async function benchSoftmax(peers) {
   const get = (r, c) => results.get(r).get(c.label);
   out('### Softmax');
   out();
-  table('Median µs per call (best of 3 rounds)', columns, order, (r, c) => fmtUs(get(r, c)?.us));
+  table(`Median µs per call (best of ${ROUNDS} rounds)`, columns, order, (r, c) => fmtUs(get(r, c)?.us));
   table('Elements per ns', columns, order, (r, c) => fmtRate(c.elements / (get(r, c)?.us * 1000)));
   table(`Ratio: time / time of ${OURS} (> 1: slower than ours)`, columns, order, (r, c) =>
     fmtRatio(get(r, c)?.us / get(OURS, c)?.us),
@@ -546,7 +550,7 @@ async function benchSampler({ simd, base, hf }) {
       const entries = [...ours, { name: `obvious JS (copy, divide, full sort, cumsum, draw), ${c.label}`, run: () => obviousSample(x, c, random) }];
       if (hf) {
         const step = makeTransformersStepFor(hf, c);
-        entries.push({ name: `transformers.js 4.3 generation step (its ONNX TopK + multinomial), ${c.label}`, run: step, async: true });
+        entries.push({ name: `transformers.js 4.3 generation step (its ONNX TopK + multinomial), ${c.label}`, run: () => step(x), async: true });
       }
       checkSamples(x, c, ours[0].run);
       log(`sampler N = ${n}, ${c.label}: ${entries.length} entries × ${ROUNDS} rounds`);
@@ -558,7 +562,7 @@ async function benchSampler({ simd, base, hf }) {
   const columns = (QUICK ? [151936] : SAMPLER_SIZES).map((n) => ({ label: String(n), elements: n }));
   out('### Sampling one token (T 0.8, top-p 0.95, with and without top-k 40)');
   out();
-  table('Median µs per call (best of 3 rounds)', columns, order, (r, c) => fmtUs(results.get(r).get(c.label)));
+  table(`Median µs per call (best of ${ROUNDS} rounds)`, columns, order, (r, c) => fmtUs(results.get(r).get(c.label)));
   table('Ratio: time / time of ours SIMD with the same settings', columns, order, (r, c) => {
     const cfg = configs.find((k) => r.endsWith(k.label));
     return fmtRatio(results.get(r).get(c.label) / results.get(refName(cfg)).get(c.label));
