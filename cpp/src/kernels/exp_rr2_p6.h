@@ -88,12 +88,14 @@ inline float exp_minus_max(float x, float neg_m, float t) {
   return exp_rr2_p6(d.d, d.e);
 }
 
-// (x - m) / t - c with x - m taken exactly; -Infinity where x - m overflows
-// (the TwoSum error is NaN there).
+// (x - m) / t - c with x - m taken exactly; -Infinity where x - m or (x - m) / t
+// overflows (the TwoSum error is NaN there, or e / t is +Infinity at a tiny t:
+// [3e38, 7] at t = 1e-45 gave -Infinity + Infinity = NaN).
 inline float log_softmax_one(float x, float neg_m, float t, float c) {
   const TwoDiff d = two_diff(x, neg_m);
-  const float y = t == 1.0f ? (d.d - c) + d.e : (d.d / t - c) + d.e / t;
-  return d.d == -std::numeric_limits<float>::infinity() ? d.d : y;
+  const float dt = t == 1.0f ? d.d : d.d / t;
+  const float y = t == 1.0f ? (d.d - c) + d.e : (dt - c) + d.e / t;
+  return dt == -std::numeric_limits<float>::infinity() ? dt : y;
 }
 
 // max as WebAssembly's f32.max: NaN if either is NaN, +0 over -0.

@@ -126,8 +126,8 @@ void f32_vlogsoftmax__wasmsimd_u8(size_t n, const float* x, float max, float t, 
     const v128_t bb = wasm_f32x4_sub(d, v);
     v128_t e =
         wasm_f32x4_add(wasm_f32x4_sub(v, wasm_f32x4_sub(d, bb)), wasm_f32x4_sub(neg_max, bb));
-    const v128_t overflow = wasm_f32x4_eq(d, wasm_f32x4_splat(-INFINITY));
     if (scaled) d = wasm_f32x4_div(d, vt), e = wasm_f32x4_div(e, vt);
+    const v128_t overflow = wasm_f32x4_eq(d, wasm_f32x4_splat(-INFINITY));  // after / t
     const v128_t r = wasm_f32x4_add(wasm_f32x4_sub(d, vc), e);
     wasm_v128_store(y, wasm_v128_bitselect(wasm_f32x4_splat(-INFINITY), r, overflow));
   }
