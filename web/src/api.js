@@ -188,17 +188,17 @@ export class Softmax {
 
   /** Probabilities along an axis: exp(x / T - max) / sum, the max trick always. */
   softmax(scores, opts) {
-    return this.#map('softmax', 'softmax', scores, opts);
+    return this.#map('softmax', '_smx_softmax', scores, opts);
   }
 
   /** log(softmax), computed without taking the log of a rounded probability. */
   logSoftmax(scores, opts) {
-    return this.#map('logSoftmax', 'logSoftmax', scores, opts);
+    return this.#map('logSoftmax', '_smx_log_softmax', scores, opts);
   }
 
   /** The textbook exp(x) / sum exp(x) in float32, no max trick: overflows to NaN. */
   softmaxNaive(scores, opts) {
-    return this.#map('softmaxNaive', 'softmaxNaive', scores, opts);
+    return this.#map('softmaxNaive', '_smx_softmax_naive', scores, opts);
   }
 
   /** log(sum(exp(x / T))) per slice: a number for 1-D scores, else a Float32Array. */
@@ -214,7 +214,7 @@ export class Softmax {
     const out = scalar ? undefined : checkOut(fn, o.out, slices) ?? new Float32Array(slices);
     const dims = o.shape === undefined ? [] : l.shape;
     const p = this.#stage(fn, scores, dims, slices * 8);
-    const status = this.#m.logSumExp(p.x, p.y, scores.length, p.shape, dims.length, o.axis ?? -1, t);
+    const status = this.#m._smx_log_sum_exp(p.x, p.y, scores.length, p.shape, dims.length, o.axis ?? -1, t);
     if (status !== 0) this.#fail(fn, status);
     const values = this.#m.HEAPF64.subarray(p.y >> 3, (p.y >> 3) + slices);
     if (scalar) return values[0];
@@ -232,7 +232,7 @@ export class Softmax {
     const n = scores.length;
     const info = align8(n * 20);
     const p = this.#stage(fn, scores, [], info + 24);
-    const status = this.#m.softmaxSteps(p.x, n, t, masked, p.y, p.y + info);
+    const status = this.#m._smx_softmax_steps(p.x, n, t, masked, p.y, p.y + info);
     if (status !== 0) this.#fail(fn, status);
     const [scaled, shifted, exps, probs, rawExps] = [0, 1, 2, 3, 4].map((i) =>
       this.#m.HEAPF32.slice((p.y >> 2) + i * n, (p.y >> 2) + (i + 1) * n),
@@ -244,7 +244,7 @@ export class Softmax {
   /** 1 / (1 + e^-z) in float32; equals softmax([z, 0])[0] to the bit. */
   sigmoid(z) {
     checkNumber('sigmoid', 'z', z, { allowNaN: true });
-    return this.#m.sigmoid(z);
+    return this.#m._smx_sigmoid(z);
   }
 
   /** The first index of the maximum (NaN counts as the maximum). */
@@ -252,7 +252,7 @@ export class Softmax {
     checkScores('argmax', scores);
     if (scores.length === 0) throw new RangeError('argmax: scores is empty');
     const p = this.#stage('argmax', scores, [], 0);
-    return this.#m.argmax(p.x, scores.length);
+    return this.#m._smx_argmax(p.x, scores.length) >>> 0;
   }
 }
 
