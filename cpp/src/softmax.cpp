@@ -160,6 +160,9 @@ bool valid(const Options& o) { return o.temperature >= 0.0f; }  // false for NaN
 // contiguous scratch copy (gathered, and scattered back when y != nullptr).
 template <typename SliceFn>
 Status for_each_slice(const float* x, float* y, const Layout& l, SliceFn slice) {
+  // No slice at all (a zero dimension outside the axis): no scratch either, or
+  // shape [2^28, 0] along axis 0 would allocate 1 GiB for an empty tensor.
+  if (l.outer == 0 || l.inner == 0) return Status::kOk;
   if (l.inner == 1) {
     for (size_t o = 0; o < l.outer; ++o) {
       const Status s = slice(x + o * l.n, y == nullptr ? nullptr : y + o * l.n, l.n, o);
