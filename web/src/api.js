@@ -7,6 +7,8 @@ import { simd as detectSimd } from '../dist/wasm-feature-detect.js';
 const MASKED = ['nan', 'zeros', 'uniform', 'throw'];
 const STATUS_ALL_MASKED = 1;
 const STATUS_NO_MEMORY = 5;
+const MAP_OPTIONS = ['temperature', 'shape', 'axis', 'out', 'masked'];
+const NO_DIMS = [];
 const MAX_ELEMENTS = 2 ** 28; // 1 GiB of float32: wasm32 memory cannot hold two of more
 const FILES = {
   simd: { glue: () => import('../dist/softmax-simd.js'), wasm: 'softmax-simd.wasm' },
@@ -124,6 +126,8 @@ export class Softmax {
   #m;
   #scratch = 0;
   #scratchBytes = 0;
+  #buffer = 0;
+  #views = new WeakMap(); // buffer() views -> their length, to tell a detached one
 
   constructor(wasmModule, simd) {
     this.#m = wasmModule;
@@ -143,16 +147,20 @@ export class Softmax {
     return p;
   }
 
-  /** Copies scores (and shape) into wasm memory; returns pointers. */
+  /**
+   * Puts scores (and shape) in wasm memory; returns pointers. A view from
+   * buffer() is used where it lies, without a copy.
+   */
   #stage(fn, scores, dims, extraBytes) {
-    const n = scores.length;
-    const xBytes = n * 4;
+    const heap = this.#m.HEAPF32;
+    const inPlace = scores.buffer === heap.buffer;
+    const xBytes = inPlace ? 0 : scores.length * 4;
     const yOff = align8(xBytes);
     const shapeOff = yOff + extraBytes;
     const p = this.#alloc(fn, shapeOff + dims.length * 4 + 8);
-    this.#m.HEAPF32.set(scores, p >> 2);
-    this.#m.HEAP32.set(dims, (p + shapeOff) >> 2);
-    return { x: p, y: p + yOff, shape: p + shapeOff };
+    if (!inPlace) this.#m.HEAPF32.set(scores, p >> 2);
+    if (dims.length) this.#m.HEAP32.set(dims, (p + shapeOff) >> 2);
+    return { x: inPlace ? scores.byteOffset : p, y: p + yOff, shape: p + shapeOff, copied: !inPlace };
   }
 
   #fail(fn, status) {
@@ -163,25 +171,62 @@ export class Softmax {
     throw new Error(`${fn}: internal status ${status}`); // the JS checks above make this unreachable
   }
 
-  #map(fn, binding, scores, opts) {
-    const o = checkOptions(fn, opts, ['temperature', 'shape', 'axis', 'out', 'masked']);
+  #map(fn, exported, scores, opts) {
+    const o = checkOptions(fn, opts, MAP_OPTIONS);
     checkScores(fn, scores);
+    this.#live(fn, 'scores', scores);
+    if (o.out !== undefined) this.#live(fn, 'out', o.out);
+    const n = scores.length;
     const t = checkTemperature(fn, o.temperature);
-    const l = layout(fn, scores.length, o.shape, o.axis);
+    const l = layout(fn, n, o.shape, o.axis);
     const masked = checkMasked(fn, o.masked);
-    const out = checkOut(fn, o.out, scores.length) ?? new Float32Array(scores.length);
-    const dims = o.shape === undefined ? [] : l.shape;
-    const p = this.#stage(fn, scores, dims, 0);
-    const status = this.#m[binding](p.x, p.x, scores.length, p.shape, dims.length, o.axis ?? -1, t, masked);
+    const out = checkOut(fn, o.out, n);
+    const dims = o.shape === undefined ? NO_DIMS : l.shape;
+    // Where the result goes: into `out` itself when it is a buffer() view, else
+    // over the staged copy of scores (in place), else (scores is a view that
+    // must stay as it is) into scratch.
+    const outInPlace = out !== undefined && out.buffer === this.#m.HEAPF32.buffer;
+    const p = this.#stage(fn, scores, dims, outInPlace || scores.buffer !== this.#m.HEAPF32.buffer ? 0 : n * 4);
+    const y = outInPlace ? out.byteOffset : p.copied ? p.x : p.y;
+    const status = this.#m[exported](p.x, y, n, p.shape, dims.length, o.axis ?? -1, t, masked);
     if (status !== 0) this.#fail(fn, status);
-    out.set(this.#m.HEAPF32.subarray(p.x >> 2, (p.x >> 2) + scores.length));
+    if (outInPlace) return out;
+    const result = this.#m.HEAPF32.subarray(y >> 2, (y >> 2) + n);
+    if (out === undefined) return result.slice();
+    out.set(result);
     return out;
   }
 
   /**
-   * The current size of the wasm memory in bytes (read-only). Not part of the
-   * contract: for tests and diagnostics (the heap must not grow when calls fail).
+   * A Float32Array of n elements that lives in wasm memory: fill it with
+   * scores and pass it to softmax & co. (also as `out`) to skip the copies in
+   * and out. Valid until the next buffer() call or until wasm memory grows
+   * (a call with more elements than any before); a view that became invalid
+   * is detected and rejected.
    */
+  buffer(n) {
+    checkNumber('buffer', 'n', n, { min: 0, integer: true });
+    if (n > MAX_ELEMENTS) throw new RangeError(`buffer: n = ${n} is more than wasm memory holds`);
+    this.#m._free(this.#buffer);
+    this.#buffer = 0;
+    // Room for the calls that use the buffer, so that they need not grow memory.
+    this.#alloc('buffer', n * 4 + 4096);
+    const p = this.#m._malloc(Math.max(4, n * 4));
+    if (p === 0) throw new RangeError(`buffer: ${n} elements do not fit in wasm memory`);
+    this.#buffer = p;
+    const view = new Float32Array(this.#m.HEAPF32.buffer, p, n);
+    this.#views.set(view, n);
+    return view;
+  }
+
+  /** Rejects a buffer() view that wasm memory growth detached (it reads as empty). */
+  #live(fn, name, view) {
+    const n = this.#views.get(view);
+    if (n !== undefined && view.length !== n) {
+      throw new RangeError(`${fn}: ${name} is a buffer() view that wasm memory growth invalidated; call buffer() again`);
+    }
+  }
+
   get heapBytes() {
     return this.#m.HEAPU8.length;
   }

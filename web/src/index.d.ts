@@ -82,6 +82,12 @@ export interface Softmax {
   sigmoid(z: number): number;
   /** The first index of the maximum. */
   argmax(scores: Scores): number;
+  /**
+   * A Float32Array of n elements in wasm memory. Fill it and pass it as scores
+   * (and as `out`) to skip the copies in and out. Valid until the next buffer()
+   * call or until wasm memory grows; an invalidated view is rejected.
+   */
+  buffer(n: number): Float32Array;
 }
 
 /** Loads the module (memoised: one compile per page and build). */
