@@ -93,6 +93,8 @@ class Buffer {  // malloc-backed, so that a failed allocation is a status
   Buffer() = default;
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
+  Buffer(Buffer&& o) noexcept : p_(o.p_), cap_(o.cap_) { o.p_ = nullptr, o.cap_ = 0; }
+  Buffer& operator=(Buffer&&) = delete;
   ~Buffer();
   bool reserve(size_t n);  // keeps the contents
   T* data() { return p_; }
