@@ -504,9 +504,10 @@ SampleStatus Sampler::logprobs(const float* x, size_t n, size_t k, int32_t* inde
   so.temperature = t_;
   log_softmax(g_.data(), lq_.data(), Layout{1, m_, 1}, so);
   for (size_t j = 0; j < k; ++j) {
-    const uint32_t* end = cand_.data() + m_;
-    const uint32_t* it = std::lower_bound(cand_.data(), end, static_cast<uint32_t>(index[j]));
-    after[j] = it != end && *it == static_cast<uint32_t>(index[j]) ? lq_[it - cand_.data()] : -kInf;
+    const uint32_t* first = cand_.data();
+    const uint32_t* end = first + m_;
+    const uint32_t* it = std::lower_bound(first, end, static_cast<uint32_t>(index[j]));
+    after[j] = it != end && *it == static_cast<uint32_t>(index[j]) ? lq_[it - first] : -kInf;
   }
   return SampleStatus::kOk;
 }
