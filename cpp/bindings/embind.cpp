@@ -98,3 +98,82 @@ EMSCRIPTEN_KEEPALIVE uint32_t smx_argmax(Ptr x, uint32_t n) {
 }
 
 }  // extern "C"
+
+// ============================================================================
+// Sampler (issue 3): one Embind class over smx::Sampler. Arrays are byte
+// offsets into wasm memory, staged by web/src/sampler.js, which validates
+// every argument first; the core validates again and returns a SampleStatus.
+// ============================================================================
+#include "smx/sampler.h"
+
+namespace {
+
+class SamplerBinding {
+ public:
+  // The options of smx::SamplerOptions, in that order; order[0..order_len)
+  // holds int32 step codes (smx::Step). Returns a SampleStatus.
+  int32_t configure(double temperature, uint32_t top_k, double top_p, double min_p, double typical_p,
+                    uint32_t min_keep, double repetition_penalty, double frequency_penalty,
+                    double presence_penalty, int32_t penalty_last_n, Ptr order, int32_t order_len) {
+    smx::SamplerOptions o;
+    o.temperature = static_cast<float>(temperature);
+    o.top_k = top_k, o.top_p = top_p, o.min_p = min_p, o.typical_p = typical_p, o.min_keep = min_keep;
+    o.repetition_penalty = static_cast<float>(repetition_penalty);
+    o.frequency_penalty = static_cast<float>(frequency_penalty);
+    o.presence_penalty = static_cast<float>(presence_penalty);
+    o.penalty_last_n = penalty_last_n;
+    if (order_len < 0 || order_len > smx::kNumSteps) return status(smx::SampleStatus::kBadOption);
+    o.order_len = order_len;
+    for (int32_t i = 0; i < order_len; ++i) o.order[i] = static_cast<smx::Step>(at<const int32_t>(order)[i]);
+    return status(s_.configure(o));
+  }
+  int32_t setLogitBias(Ptr index, Ptr bias, uint32_t count) {
+    return status(s_.set_logit_bias(at<const uint32_t>(index), at<const float>(bias), count));
+  }
+  // The 64-bit seed as two uint32 halves.
+  void seed(uint32_t lo, uint32_t hi) { s_.seed((static_cast<uint64_t>(hi) << 32) | lo); }
+  int32_t accept(Ptr tokens, uint32_t count) { return status(s_.accept(at<const int32_t>(tokens), count)); }
+  void clearHistory() { s_.clear_history(); }
+  // The index (>= 0), or -SampleStatus.
+  int32_t sample(Ptr x, uint32_t n) {
+    int32_t t = 0;
+    const smx::SampleStatus st = s_.sample(at<const float>(x), n, &t);
+    return st == smx::SampleStatus::kOk ? t : -status(st);
+  }
+  int32_t sampleMany(Ptr x, uint32_t n, uint32_t count, Ptr out) {
+    return status(s_.sample_many(at<const float>(x), n, count, at<int32_t>(out)));
+  }
+  int32_t sampleBatch(Ptr x, uint32_t rows, uint32_t n, Ptr out) {
+    return status(s_.sample_batch(at<const float>(x), rows, n, at<int32_t>(out)));
+  }
+  int32_t probs(Ptr x, uint32_t n, Ptr out) {
+    return status(s_.probs(at<const float>(x), n, at<float>(out)));
+  }
+  int32_t logprobs(Ptr x, uint32_t n, uint32_t k, Ptr index, Ptr before, Ptr after) {
+    return status(s_.logprobs(at<const float>(x), n, k, at<int32_t>(index), at<float>(before),
+                              at<float>(after)));
+  }
+  double errorIndex() const { return static_cast<double>(s_.error_index()); }
+
+ private:
+  static int32_t status(smx::SampleStatus s) { return static_cast<int32_t>(s); }
+  smx::Sampler s_;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(sampler) {
+  emscripten::class_<SamplerBinding>("Sampler")
+      .constructor<>()
+      .function("configure", &SamplerBinding::configure)
+      .function("setLogitBias", &SamplerBinding::setLogitBias)
+      .function("seed", &SamplerBinding::seed)
+      .function("accept", &SamplerBinding::accept)
+      .function("clearHistory", &SamplerBinding::clearHistory)
+      .function("sample", &SamplerBinding::sample)
+      .function("sampleMany", &SamplerBinding::sampleMany)
+      .function("sampleBatch", &SamplerBinding::sampleBatch)
+      .function("probs", &SamplerBinding::probs)
+      .function("logprobs", &SamplerBinding::logprobs)
+      .function("errorIndex", &SamplerBinding::errorIndex);
+}
