@@ -3,6 +3,7 @@
 // .wasm bytes are read) come from index.js (browsers, workers, bundlers) or
 // node.js (Node).
 import { simd as detectSimd } from '../dist/wasm-feature-detect.js';
+import { Sampler } from './sampler.js';
 
 const MASKED = ['nan', 'zeros', 'uniform', 'throw'];
 const STATUS_ALL_MASKED = 1;
@@ -298,6 +299,21 @@ export class Softmax {
     if (scores.length === 0) throw new RangeError('argmax: scores is empty');
     const p = this.#stage('argmax', scores, [], 0);
     return this.#m._smx_argmax(p.x, scores.length) >>> 0;
+  }
+
+  /** A seeded sampler over this module (web/src/sampler.js documents the options). */
+  createSampler(opts) {
+    return new Sampler(this.#m, (fn, bytes) => this.#alloc(fn, bytes), opts);
+  }
+
+  /** One index drawn by a throwaway sampler: createSampler(opts).sample(scores). */
+  sample(scores, opts) {
+    const s = new Sampler(this.#m, (fn, bytes) => this.#alloc(fn, bytes), opts, 'sample');
+    try {
+      return s.sample(scores);
+    } finally {
+      s.dispose();
+    }
   }
 }
 
