@@ -1,0 +1,67 @@
+// A TypeScript consumer of softmax-wasm that uses every member of the public
+// types correctly: it must type-check under --strict (tests/js/types.test.js).
+import { load } from '../../../web/src/index.js';
+import type {
+  LoadOptions,
+  LogSumExpOptions,
+  MaskedPolicy,
+  Scores,
+  Softmax,
+  SoftmaxOptions,
+  SoftmaxSteps,
+  StepsOptions,
+  TensorOptions,
+} from '../../../web/src/index.js';
+
+export async function main(): Promise<number> {
+  const loadOpts: LoadOptions = { simd: 'auto' };
+  const sm: Softmax = await load(loadOpts);
+  await load();
+  await load({ simd: true });
+  await load({ simd: false, wasmBinary: new Uint8Array(8) });
+  await load({ wasmBinary: new ArrayBuffer(8) });
+  await load({ module: new WebAssembly.Module(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0])) });
+  await load({ locateFile: (name: string) => `/assets/${name}` });
+  await load({ locateFile: (name) => new URL(name, 'https://example.com/') });
+
+  const isSimd: boolean = sm.simd;
+
+  const list: Scores = [2, 1, 0];
+  const f32: Scores = new Float32Array([2, 1, 0]);
+  const f64: Scores = new Float64Array([2, 1, 0]);
+
+  const masked: MaskedPolicy = 'uniform';
+  const tensor: TensorOptions = { temperature: 0.5, shape: [2, 3], axis: -1 };
+  const opts: SoftmaxOptions = { ...tensor, out: new Float32Array(6), masked };
+  const p1: Float32Array = sm.softmax(list);
+  const p2: Float32Array = sm.softmax(f32, { temperature: 0 });
+  const p3: Float32Array = sm.softmax(f64, { temperature: Infinity, masked: 'zeros' });
+  const p4: Float32Array = sm.softmax([1, 2, 3, 4, 5, 6], opts);
+  const shape = [2, 3] as const;
+  const p5: Float32Array = sm.softmax([1, 2, 3, 4, 5, 6], { shape, axis: 0, masked: 'throw' });
+
+  const l1: Float32Array = sm.logSoftmax(list, { temperature: 2, out: new Float32Array(3) });
+  const l2: Float32Array = sm.logSoftmax(f32, { masked: 'nan' });
+
+  const lse1: number = sm.logSumExp(list);
+  const lse2: number = sm.logSumExp(f64, { temperature: 0.3, axis: -1 });
+  const lseOpts: LogSumExpOptions = { shape: [2, 3], axis: 1, out: new Float32Array(2) };
+  const lse3: number | Float32Array = sm.logSumExp([1, 2, 3, 4, 5, 6], { shape: [2, 3] });
+  const lse4: number | Float32Array = sm.logSumExp([1, 2, 3, 4, 5, 6], { ...lseOpts, shape: [2, 3] });
+  const lse5 = typeof lse3 === 'number' ? lse3 : lse3[0];
+
+  const naive: Float32Array = sm.softmaxNaive([1000, 1001, 1002], { temperature: 1 });
+
+  const stepsOpts: StepsOptions = { temperature: 1, masked: 'zeros' };
+  const steps: SoftmaxSteps = sm.softmaxSteps([0.707, 0, 0.707], stepsOpts);
+  const stepArrays: Float32Array[] = [steps.scaled, steps.shifted, steps.exps, steps.probs, steps.rawExps];
+  const stepNumbers: number[] = [steps.max, steps.sum, steps.rawSum];
+
+  const s: number = sm.sigmoid(2);
+  const i: number = sm.argmax(list);
+  const buf: Float32Array = sm.buffer(3);
+  buf.set([2, 1, 0]);
+  const inPlace: Float32Array = sm.softmax(buf, { out: buf });
+
+  return [isSimd ? 1 : 0, p1[0], p2[0], p3[0], p4[0], p5[0], l1[0], l2[0], lse1, lse2, lse4 instanceof Float32Array ? 1 : 0, lse5, naive[0], stepArrays.length, stepNumbers[0], s, i, inPlace[0]].reduce((a, b) => a + b, 0);
+}
