@@ -1,0 +1,66 @@
+// tests/golden/sampler.json (written by the native build, see
+// tests/native/sampler_golden.h) replayed in Node with both wasm builds: the
+// same seed and scores must give the same 1,000 indices, one sample() call at
+// a time and through sampleMany().
+import { readFileSync } from 'node:fs';
+
+import { beforeAll, describe, expect, test } from 'vitest';
+
+import { load } from '../../web/src/node.js';
+
+const golden = JSON.parse(readFileSync(new URL('../golden/sampler.json', import.meta.url), 'utf8'));
+const num = (v) => (v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : v);
+
+/** The scores of a case: explicit, or the hash formula of sampler_golden.h. */
+export function goldenScores(spec) {
+  if (Array.isArray(spec)) return Float32Array.from(spec, num);
+  const { n, salt, maskedBelow, scale } = spec.hash;
+  const x = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = Math.imul(i + salt, 2654435761) >>> 0;
+    x[i] = (v & 255) < maskedBelow ? -Infinity : ((v >>> 8) / 16777216 - 0.5) * scale;
+  }
+  return x;
+}
+
+function goldenOptions(c) {
+  const o = {};
+  for (const [k, v] of Object.entries(c.options)) {
+    if (k === 'logitBias') o[k] = Object.fromEntries(Object.entries(v).map(([i, b]) => [i, num(b)]));
+    else o[k] = num(v);
+  }
+  const seed = BigInt(c.seed);
+  o.seed = seed < 2n ** 32n ? Number(seed) : seed; // both seed forms
+  return o;
+}
+
+test('the golden file holds at least 10 cases of 1,000 draws', () => {
+  expect(golden.cases.length).toBeGreaterThanOrEqual(10);
+  for (const c of golden.cases) expect(c.draws).toHaveLength(1000);
+});
+
+describe.each([
+  { build: 'SIMD', simd: true },
+  { build: 'baseline', simd: false },
+])('$build build', ({ simd }) => {
+  let sm;
+  beforeAll(async () => {
+    sm = await load({ simd });
+  });
+
+  test.each(golden.cases.map((c) => [c.name, c]))('%s', (_, c) => {
+    const x = goldenScores(c.scores);
+    const s = sm.createSampler(goldenOptions(c));
+    const got = new Int32Array(c.draws.length);
+    for (let i = 0; i < got.length; i++) {
+      got[i] = s.sample(x);
+      if (c.accept) s.accept(got[i]);
+    }
+    expect(Array.from(got)).toEqual(c.draws);
+    if (!c.accept) {
+      s.reset(BigInt(c.seed));
+      expect(Array.from(s.sampleMany(x, c.draws.length))).toEqual(c.draws);
+    }
+    s.dispose();
+  });
+});
