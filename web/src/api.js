@@ -155,13 +155,16 @@ export class Softmax {
   #stage(fn, scores, dims, extraBytes) {
     const heap = this.#m.HEAPF32;
     const inPlace = scores.buffer === heap.buffer;
+    // Read before #alloc: if it grows wasm memory, the view detaches (its
+    // byteOffset and length read 0) but its data stays at the same address.
+    const x = inPlace ? scores.byteOffset : 0;
     const xBytes = inPlace ? 0 : scores.length * 4;
     const yOff = align8(xBytes);
     const shapeOff = yOff + extraBytes;
     const p = this.#alloc(fn, shapeOff + dims.length * 4 + 8);
     if (!inPlace) this.#m.HEAPF32.set(scores, p >> 2);
     if (dims.length) this.#m.HEAP32.set(dims, (p + shapeOff) >> 2);
-    return { x: inPlace ? scores.byteOffset : p, y: p + yOff, shape: p + shapeOff, copied: !inPlace };
+    return { x: inPlace ? x : p, y: p + yOff, shape: p + shapeOff, copied: !inPlace };
   }
 
   #fail(fn, status) {
@@ -187,8 +190,9 @@ export class Softmax {
     // over the staged copy of scores (in place), else (scores is a view that
     // must stay as it is) into scratch.
     const outInPlace = out !== undefined && out.buffer === this.#m.HEAPF32.buffer;
+    const outPtr = outInPlace ? out.byteOffset : 0; // before #stage, as in #stage
     const p = this.#stage(fn, scores, dims, outInPlace || scores.buffer !== this.#m.HEAPF32.buffer ? 0 : n * 4);
-    const y = outInPlace ? out.byteOffset : p.copied ? p.x : p.y;
+    const y = outInPlace ? outPtr : p.copied ? p.x : p.y;
     const status = this.#m[exported](p.x, y, n, p.shape, dims.length, o.axis ?? -1, t, masked);
     if (status !== 0) this.#fail(fn, status);
     if (outInPlace) return out;
@@ -252,15 +256,18 @@ export class Softmax {
     const fn = 'logSumExp';
     const o = checkOptions(fn, opts, ['temperature', 'shape', 'axis', 'out']);
     checkScores(fn, scores);
+    this.#live(fn, 'scores', scores);
+    if (o.out !== undefined) this.#live(fn, 'out', o.out);
+    const n = scores.length;
     const t = checkTemperature(fn, o.temperature);
-    const l = layout(fn, scores.length, o.shape, o.axis);
+    const l = layout(fn, n, o.shape, o.axis);
     const slices = l.outer * l.inner;
     const scalar = l.shape.length === 1;
     if (scalar && o.out !== undefined) throw new TypeError(`${fn}: out is only for N-D scores (the result of 1-D scores is a number)`);
     const out = scalar ? undefined : checkOut(fn, o.out, slices) ?? new Float32Array(slices);
     const dims = o.shape === undefined ? [] : l.shape;
     const p = this.#stage(fn, scores, dims, slices * 8);
-    const status = this.#m._smx_log_sum_exp(p.x, p.y, scores.length, p.shape, dims.length, o.axis ?? -1, t);
+    const status = this.#m._smx_log_sum_exp(p.x, p.y, n, p.shape, dims.length, o.axis ?? -1, t);
     if (status !== 0) this.#fail(fn, status);
     const values = this.#m.HEAPF64.subarray(p.y >> 3, (p.y >> 3) + slices);
     if (scalar) return values[0];
@@ -273,6 +280,7 @@ export class Softmax {
     const fn = 'softmaxSteps';
     const o = checkOptions(fn, opts, ['temperature', 'masked']);
     checkScores(fn, scores);
+    this.#live(fn, 'scores', scores);
     const t = checkTemperature(fn, o.temperature);
     const masked = checkMasked(fn, o.masked);
     const n = scores.length;
@@ -296,6 +304,7 @@ export class Softmax {
   /** The first index of the maximum (NaN counts as the maximum). */
   argmax(scores) {
     checkScores('argmax', scores);
+    this.#live('argmax', 'scores', scores);
     if (scores.length === 0) throw new RangeError('argmax: scores is empty');
     const p = this.#stage('argmax', scores, [], 0);
     return this.#m._smx_argmax(p.x, scores.length) >>> 0;
