@@ -1,6 +1,8 @@
 // The softmax family of the JS API against the independent double-precision
 // reference (tests/js/reference.js), for both wasm builds; then every bullet
 // of DESIGN.md "Semantics" that concerns the softmax family.
+import { readFileSync } from 'node:fs';
+
 import { beforeAll, describe, expect, test } from 'vitest';
 
 import { load } from '../../web/src/node.js';
@@ -198,6 +200,63 @@ describe.each(BUILDS)('$build build', ({ simd }) => {
       const w = sm.logSumExp(x, { shape: [3, 4, 5], out });
       expect(w).toBe(out);
       expect(mismatch(out, refLogSumExp(x, { shape: [3, 4, 5] }), logTol, 'lse')).toBeNull();
+    });
+  });
+
+  describe('buffer(): scores and out in wasm memory', () => {
+    test('a view of n elements; softmax & co. read it and write into it', () => {
+      const x = inputs(1000, 71);
+      const buf = sm.buffer(1000);
+      expect(buf).toBeInstanceOf(Float32Array);
+      expect(buf.length).toBe(1000);
+      buf.set(x);
+      expect(mismatch(sm.softmax(buf), refSoftmax(x), probTol, 'softmax(buf)')).toBeNull();
+      expect(Array.from(buf)).toEqual(x.map(Math.fround)); // scores untouched
+      expect(mismatch(sm.logSoftmax(buf, { shape: [10, 100], axis: 0 }), refLogSoftmax(x, { shape: [10, 100], axis: 0 }), logTol)).toBeNull();
+      expect(Math.abs(sm.logSumExp(buf) - refLogSumExp(x)[0])).toBeLessThan(1e-5);
+      expect(sm.argmax(buf)).toBe(refArgmax(x));
+      expect(mismatch(sm.softmaxSteps(buf).probs, refSoftmax(x), probTol)).toBeNull();
+      // in place
+      const y = sm.softmax(buf, { out: buf, temperature: 2 });
+      expect(y).toBe(buf);
+      expect(mismatch(buf, refSoftmax(x, { temperature: 2 }), probTolT, 'in place')).toBeNull();
+      // a view as out, scores a plain array
+      const out = sm.buffer(1000);
+      expect(sm.softmax(x, { out })).toBe(out);
+      expect(mismatch(out, refSoftmax(x), probTol, 'out view')).toBeNull();
+    });
+
+    test('calls whose staging grows wasm memory still read the view (fresh module)', async () => {
+      const wasmBinary = readFileSync(new URL(`../../web/dist/softmax-${simd ? 'simd' : 'base'}.wasm`, import.meta.url));
+      const n = 100_000;
+      const x = inputs(n, 72);
+      const fresh = await load({ simd, wasmBinary });
+      let buf = fresh.buffer(n);
+      buf.set(x);
+      const steps = fresh.softmaxSteps(buf); // 20 n bytes of results: more than buffer() reserved
+      expect(mismatch(steps.probs, refSoftmax(x), probTol, 'softmaxSteps(buffer view)')).toBeNull();
+      const fresh2 = await load({ simd, wasmBinary });
+      buf = fresh2.buffer(n);
+      buf.set(x);
+      const l = fresh2.logSumExp(buf, { shape: [n, 1] }); // one double per slice: 8 n bytes
+      expect(mismatch(l, refLogSumExp(x, { shape: [n, 1] }), logTol, 'logSumExp(buffer view)')).toBeNull();
+    });
+
+    test('a view that wasm memory growth detached is rejected, naming the argument', async () => {
+      const wasmBinary = readFileSync(new URL(`../../web/dist/softmax-${simd ? 'simd' : 'base'}.wasm`, import.meta.url));
+      const fresh = await load({ simd, wasmBinary });
+      const buf = fresh.buffer(10);
+      buf.set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      const big = inputs(fresh.heapBytes / 2, 73); // more than memory holds now: it grows
+      fresh.softmax(big);
+      expect(buf.length).toBe(0);
+      for (const f of ['softmax', 'logSoftmax', 'softmaxNaive', 'logSumExp', 'softmaxSteps', 'argmax']) {
+        expect(() => fresh[f](buf), f).toThrow(/scores/);
+      }
+      expect(() => fresh.softmax([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], { out: buf })).toThrow(/out/);
+      const again = fresh.buffer(10);
+      again.set([2, 1, 0]);
+      expect(mismatch(fresh.softmax(again.subarray(0, 3)), refSoftmax([2, 1, 0]), probTol)).toBeNull();
     });
   });
 
