@@ -232,6 +232,10 @@ export class Softmax {
     }
   }
 
+  /**
+   * The current size of the wasm memory in bytes (read-only). Not part of the
+   * contract: for tests and diagnostics (failing calls must not grow the heap).
+   */
   get heapBytes() {
     return this.#m.HEAPU8.length;
   }
