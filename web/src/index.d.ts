@@ -88,7 +88,93 @@ export interface Softmax {
    * call or until wasm memory grows; an invalidated view is rejected.
    */
   buffer(n: number): Float32Array;
+  /** A seeded sampler: see SamplerOptions for the filters and their order. */
+  createSampler(opts?: SamplerOptions): Sampler;
+  /** One index drawn by a throwaway sampler: createSampler(opts).sample(scores), then disposed. */
+  sample(scores: Scores, opts?: SamplerOptions): number;
 }
 
 /** Loads the module (memoised: one compile per page and build). */
 export function load(opts?: LoadOptions): Promise<Softmax>;
+
+// ---- Sampler (createSampler) -------------------------------------------------
+
+/** A step of the sampling chain. */
+export type SamplerStep = 'temperature' | 'topK' | 'topP' | 'minP' | 'typicalP';
+
+/**
+ * Options of createSampler. Defaults leave every filter off. Per call: scores
+ * -> + logitBias -> penalties over the last penaltyLastN tokens of the history
+ * -> the steps of `order` -> a draw by inverse CDF. Candidates are ordered by
+ * decreasing score, ties by lower index.
+ */
+export interface SamplerOptions {
+  /** The PRNG seed (PCG32): a non-negative safe integer or a BigInt < 2^64. Default: from crypto.getRandomValues. */
+  seed?: number | bigint;
+  /** Divides the scores. 0 = greedy (the first maximum), Infinity = uniform over the kept entries. Default 1. */
+  temperature?: number;
+  /** Keep the k most likely (ties by lower index); 0 = off (default). */
+  topK?: number;
+  /** Keep the smallest set of most likely entries whose mass reaches p, the crossing entry included; in (0, 1], 1 = off (default). */
+  topP?: number;
+  /** Keep p_i >= minP * p_max; in [0, 1], 0 = off (default). */
+  minP?: number;
+  /** Typical sampling (HF TypicalLogitsWarper): mass in (0, 1], 1 = off (default). */
+  typicalP?: number;
+  /** Every filter keeps at least this many entries. Default 1. */
+  minKeep?: number;
+  /** index -> additive bias; -Infinity bans the entry. Applied first. */
+  logitBias?: Record<number, number> | Map<number, number>;
+  /** llama.cpp / CTRL: a positive score of a recent token is divided by it, a negative one multiplied. > 0; default 1 (off). */
+  repetitionPenalty?: number;
+  /** OpenAI: score -= count * frequencyPenalty for recent tokens. Default 0. */
+  frequencyPenalty?: number;
+  /** OpenAI: score -= presencePenalty for each recent token. Default 0. */
+  presencePenalty?: number;
+  /** How many of the last tokens the penalties read: -1 = all, 0 = none. Default 64. */
+  penaltyLastN?: number;
+  /** Initial token history for the penalties (accept() appends to it). */
+  history?: readonly number[] | Int32Array | Uint32Array;
+  /**
+   * The order of temperature and the filters: 'hf' (default: temperature, topK,
+   * topP, minP, typicalP), 'llama.cpp' (topK, typicalP, topP, minP, then
+   * temperature) or a list of steps, each at most once, holding every enabled step.
+   */
+  order?: 'hf' | 'llama.cpp' | readonly SamplerStep[];
+}
+
+/** Log-probabilities of the k most likely entries (after logitBias and penalties, at T = 1). */
+export interface SamplerLogprobs {
+  /** The entries, most likely first (ties by lower index). */
+  indices: Int32Array;
+  /** Their log-probabilities before temperature and the filters. */
+  before: Float32Array;
+  /** Their log-probabilities in the distribution sample() draws from; -Infinity where a filter removed them. */
+  after: Float32Array;
+}
+
+/** A seeded sampler that owns its PCG32 stream. Same seed, same scores: same indices on every platform and build. */
+export interface Sampler {
+  /** The seed in use (the one given, or the random one drawn). */
+  readonly seed: bigint;
+  /** The options in use, defaults filled in. */
+  readonly options: Readonly<Omit<SamplerOptions, 'seed' | 'logitBias' | 'history' | 'order'> & { order: readonly SamplerStep[] }>;
+  /** true after dispose(). */
+  readonly disposed: boolean;
+  /** One index drawn from probs(scores). */
+  sample(scores: Scores): number;
+  /** n independent draws from the same distribution (computed once). */
+  sampleMany(scores: Scores, n: number): Int32Array;
+  /** scores holds [rows, vocab] row-major: one index per row, rows in order. */
+  sampleBatch(scores: Scores, shape: [number, number]): Int32Array;
+  /** The distribution sample() draws from, after every filter; 0 for removed entries. */
+  probs(scores: Scores): Float32Array;
+  /** The min(k, n) most likely entries with their log-probabilities before and after the filters. */
+  logprobs(scores: Scores, k: number): SamplerLogprobs;
+  /** Appends token(s) to the history the penalties read. */
+  accept(token: number | readonly number[] | Int32Array): void;
+  /** Restarts the stream from seed (random when omitted) and clears the history. */
+  reset(seed?: number | bigint): void;
+  /** Frees the wasm side; later calls throw. */
+  dispose(): void;
+}
