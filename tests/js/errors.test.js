@@ -195,6 +195,13 @@ describe.each(BUILDS)('$build build', ({ simd }) => {
         stillWorks();
       },
     );
+    test.each([['-1', -1, RangeError], ['1.5', 1.5, RangeError], ['NaN', NaN, RangeError], ['a string', '3', TypeError], ['undefined', undefined, TypeError]])(
+      'buffer(%s) -> error naming n',
+      (_, n, type) => {
+        expectArgError(() => sm.buffer(n), /\bn\b/, type);
+        stillWorks();
+      },
+    );
     test('argmax([]) -> RangeError naming scores', () => {
       expectArgError(() => sm.argmax([]), /scores/, RangeError);
       stillWorks();
