@@ -5,6 +5,10 @@ import type {
   LoadOptions,
   LogSumExpOptions,
   MaskedPolicy,
+  Sampler,
+  SamplerLogprobs,
+  SamplerOptions,
+  SamplerStep,
   Scores,
   Softmax,
   SoftmaxOptions,
@@ -63,5 +67,31 @@ export async function main(): Promise<number> {
   buf.set([2, 1, 0]);
   const inPlace: Float32Array = sm.softmax(buf, { out: buf });
 
-  return [isSimd ? 1 : 0, p1[0], p2[0], p3[0], p4[0], p5[0], l1[0], l2[0], lse1, lse2, lse4 instanceof Float32Array ? 1 : 0, lse5, naive[0], stepArrays.length, stepNumbers[0], s, i, inPlace[0]].reduce((a, b) => a + b, 0);
+  // the sampler (tested in tests/js/sampler*.test.js; here only its types)
+  const steps2: SamplerStep[] = ['topK', 'temperature'];
+  const samplerOpts: SamplerOptions = { seed: 42, temperature: 0.7, topK: 40, topP: 0.9, minP: 0.05, order: 'hf' };
+  const sampler: Sampler = sm.createSampler(samplerOpts);
+  sm.createSampler({ seed: 2n ** 63n, order: 'llama.cpp', logitBias: { 3: -Infinity }, history: [1, 2] });
+  sm.createSampler({ order: steps2, logitBias: new Map([[1, 0.5]]), repetitionPenalty: 1.1, penaltyLastN: -1 });
+  sm.createSampler();
+  const seed: bigint = sampler.seed;
+  const order: readonly SamplerStep[] = sampler.options.order;
+  const disposed: boolean = sampler.disposed;
+  const idx: number = sampler.sample(list);
+  const many: Int32Array = sampler.sampleMany(f32, 10);
+  const batch: Int32Array = sampler.sampleBatch([1, 2, 3, 4], [2, 2]);
+  const dist: Float32Array = sampler.probs(f64);
+  const lp: SamplerLogprobs = sampler.logprobs(list, 2);
+  const lpParts: [Int32Array, Float32Array, Float32Array] = [lp.indices, lp.before, lp.after];
+  sampler.accept(1);
+  sampler.accept([1, 2]);
+  sampler.accept(new Int32Array([3]));
+  sampler.reset();
+  sampler.reset(7);
+  sampler.reset(7n);
+  sampler.dispose();
+  const one: number = sm.sample(list, { seed: 1, temperature: 0 });
+  void [seed, order, disposed, many, batch, dist, lpParts];
+
+  return [idx, one, isSimd ? 1 : 0, p1[0], p2[0], p3[0], p4[0], p5[0], l1[0], l2[0], lse1, lse2, lse4 instanceof Float32Array ? 1 : 0, lse5, naive[0], stepArrays.length, stepNumbers[0], s, i, inPlace[0]].reduce((a, b) => a + b, 0);
 }

@@ -53,6 +53,18 @@ export async function misuse(): Promise<void> {
   await load({ bogus: 1 });
   // @ts-expect-error locateFile returns a string or URL
   await load({ locateFile: () => 5 });
+  // @ts-expect-error createSampler: an unknown option
+  sm.createSampler({ top_k: 40 });
+  // @ts-expect-error createSampler: seed is a number or a bigint
+  sm.createSampler({ seed: '42' });
+  // @ts-expect-error createSampler: order is 'hf', 'llama.cpp' or a list of steps
+  sm.createSampler({ order: 'vllm' });
+  // @ts-expect-error sampleMany needs n
+  sm.createSampler().sampleMany([1, 2]);
+  // @ts-expect-error sample returns a number
+  const drawn: Int32Array = sm.sample([1, 2]);
+  // @ts-expect-error seed is read-only
+  sm.createSampler().seed = 1n;
 
-  void [n, steps, max, arr];
+  void [n, steps, max, arr, drawn];
 }
