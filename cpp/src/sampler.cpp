@@ -59,23 +59,43 @@ void insertion_sort(uint32_t* a, size_t n, Less less) {
   }
 }
 
+// Max-heap sift under `less`: the root is the element that comes last.
+template <class Less>
+void sift_down(uint32_t* a, size_t i, size_t len, Less less) {
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= len) return;
+    if (c + 1 < len && less(a[c], a[c + 1])) ++c;
+    if (!less(a[i], a[c])) return;
+    std::swap(a[i], a[c]);
+    i = c;
+  }
+}
+
 // Own heapsort: the fallback of the selections past their depth limit.
 template <class Less>
 void heap_sort(uint32_t* a, size_t n, Less less) {
-  auto sift = [&](size_t i, size_t len) {
-    for (;;) {
-      size_t c = 2 * i + 1;
-      if (c >= len) return;
-      if (c + 1 < len && less(a[c], a[c + 1])) ++c;
-      if (!less(a[i], a[c])) return;
-      std::swap(a[i], a[c]);
-      i = c;
-    }
-  };
-  for (size_t i = n / 2; i-- > 0;) sift(i, n);
+  for (size_t i = n / 2; i-- > 0;) sift_down(a, i, n, less);
   for (size_t end = n; end > 1; --end) {
     std::swap(a[0], a[end - 1]);
-    sift(0, end - 1);
+    sift_down(a, 0, end - 1, less);
+  }
+}
+
+// a[0, k) = positions of the first k of g[0, m) in ByLogit order, as a heap
+// whose root a[0] is the k-th. One pass with a cached threshold: fast when
+// k << m. 1 <= k <= m.
+void heap_select_first(uint32_t* a, size_t m, size_t k, const float* g) {
+  const ByLogit less{g};
+  for (size_t i = 0; i < k; ++i) a[i] = static_cast<uint32_t>(i);
+  for (size_t i = k / 2; i-- > 0;) sift_down(a, i, k, less);
+  float threshold = g[a[0]];
+  for (size_t p = k; p < m; ++p) {
+    if (g[p] > threshold) {  // ties go to the lower position, already in the heap
+      a[0] = static_cast<uint32_t>(p);
+      sift_down(a, 0, k, less);
+      threshold = g[a[0]];
+    }
   }
 }
 
@@ -324,6 +344,10 @@ void Sampler::top_k(uint32_t k) {
   const size_t kk = std::max<size_t>(k, opts_.min_keep);
   if (k == 0 || kk >= m_) return;
   uint32_t* a = perm_.data();
+  if (kk * 16 <= m_) {
+    heap_select_first(a, m_, kk, g_.data());
+    return keep_first(a[0], false);
+  }
   for (size_t p = 0; p < m_; ++p) a[p] = static_cast<uint32_t>(p);
   select_first(a, m_, kk, ByLogit{g_.data()});
   keep_first(a[kk - 1], false);
@@ -335,8 +359,22 @@ void Sampler::top_p(double p) {
   const double target = (p - kMassSlack) * total_;
   if (!(target > 0.0)) return top_k(1);
   uint32_t* a = perm_.data();
+  const ByLogit by_logit{g_.data()};
+  // Peaked distributions: the cut is among the first few; try growing prefixes.
+  for (size_t k = 64; k * 16 <= m_; k *= 8) {
+    heap_select_first(a, m_, k, g_.data());
+    heap_sort(a, k, by_logit);
+    double cum = 0.0;
+    for (size_t j = 0; j < k; ++j) {
+      cum += q_[a[j]];
+      if (cum >= target) {
+        if (j + 1 < opts_.min_keep) return top_k(opts_.min_keep);
+        return keep_first(a[j], false);
+      }
+    }
+  }
   for (size_t i = 0; i < m_; ++i) a[i] = static_cast<uint32_t>(i);
-  const Cut c = weighted_cut(a, m_, q_.data(), target, ByLogit{g_.data()});
+  const Cut c = weighted_cut(a, m_, q_.data(), target, by_logit);
   if (c.rank < opts_.min_keep) return top_k(opts_.min_keep);
   keep_first(c.pos, false);
 }

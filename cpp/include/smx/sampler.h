@@ -36,9 +36,12 @@
 //     kept candidates in ascending index order: the first whose cumulative
 //     probability (a double sum in index order) exceeds u * total.
 //
-// Cost per call: O(n) expected. Selection is quickselect on positions (median
-// of three, a heapsort fallback past a depth limit); top-p and typical find the
-// crossing entry by a mass-weighted quickselect; nothing sorts the vocabulary.
+// Cost per call: O(n) expected; nothing sorts the vocabulary. Top-k with
+// k <= n / 16 is one pass with a k-entry heap, else quickselect on positions
+// (median of three, a heapsort fallback past a depth limit). Top-p first tries
+// the 64, 512, 4096, ... most likely entries (heap selection, then a sort of
+// those few); if their mass falls short, it and typical find the crossing entry
+// by a mass-weighted quickselect.
 #pragma once
 #include <cstddef>
 #include <cstdint>
