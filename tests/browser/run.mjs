@@ -231,6 +231,24 @@ async function chromiumTests(base, shared) {
       await s.locator('input[type=range]').fill('10'); // back to T = 1
     });
 
+    await test('widgets follow their attributes; sampler top-k = 1 filters all but the top', async () => {
+      const flat = await page.evaluate(async () => {
+        const el = document.getElementById('bars-dial');
+        el.setAttribute('temperature', 'inf');
+        const v = Array.from(el.value);
+        el.setAttribute('temperature', '0.5');
+        return v;
+      });
+      assert(flat.every((p) => Math.abs(p - 1 / 3) < 1e-6), `temperature="inf" should be flat, got [${flat}]`);
+      const k = page.locator('#sampler input[type=number]').nth(1); // seed, top-k, top-p, min-p
+      await k.fill('1');
+      const probs = await page.evaluate(() => Array.from(document.getElementById('sampler').probs));
+      assert(probs[0] === 1 && probs[1] === 0 && probs[2] === 0, `top-k = 1: [${probs}]`);
+      await k.fill('0');
+      const back = await page.evaluate(() => Array.from(document.getElementById('sampler').probs));
+      assert(back[1] > 0.2, `top-k = 0 (off) should restore the distribution: [${back}]`);
+    });
+
     await test('overflow widget shows NaN for the textbook formula at [1000, 1001, 1002]', async () => {
       const v = await page.evaluate(() => {
         const { naive, stable } = document.getElementById('overflow-big').value;
@@ -253,6 +271,7 @@ async function chromiumTests(base, shared) {
     });
 
     await test('screenshots: whole page and each widget at 1280 and 360 px', async () => {
+      await page.locator('#sampler button', { hasText: 'Draw 1,000' }).click(); // a histogram worth looking at
       for (const width of [1280, 360]) {
         await page.setViewportSize({ width, height: 900 });
         await page.waitForTimeout(200);

@@ -134,7 +134,7 @@ export class SoftmaxSigmoid extends WidgetElement {
     });
     this.equation.replaceChildren(
       `sigmoid(${fmtScore(z)}) = 1 / (1 + e`,
-      h('sup', {}, `−(${fmtScore(z)})`),
+      h('sup', {}, fmtScore(z === 0 ? 0 : -z)),
       `) = `,
       h('strong', {}, fmt(s)),
       ` and softmax([${fmtScore(z)}, 0]) gives the first option `,
