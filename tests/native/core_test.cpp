@@ -327,3 +327,24 @@ TEST(Steps, ConsistentWithEachOtherAndTheCourse) {
   EXPECT_NEAR(st.probs[0], 0.401, 5e-4);
   EXPECT_NEAR(st.probs[1], 0.198, 5e-4);
 }
+
+TEST(Semantics, HugeTemperatureWhereXMinusMaxOverflows) {
+  // x - max overflows float32, (x - max) / T does not.
+  const float x[2] = {3.4e38f, -3.4e38f};
+  float y[2];
+  ASSERT_EQ(smx::softmax(x, y, vec(2), opts(1e38f)), smx::Status::kOk);
+  const double z = (-6.8e38) / static_cast<double>(1e38f);
+  const double p1 = std::exp(z) / (1 + std::exp(z));
+  EXPECT_NEAR(y[1], p1, 1e-6 * p1);
+  ASSERT_EQ(smx::log_softmax(x, y, vec(2), opts(2.0f)), smx::Status::kOk);
+  EXPECT_EQ(y[0], 0.0f);
+  EXPECT_NEAR(y[1], -3.4e38, 1e-6 * 3.4e38);
+  ASSERT_EQ(smx::log_softmax(x, y, vec(2), opts(1e30f)), smx::Status::kOk);
+  EXPECT_NEAR(y[1], -6.8e8, 1e-6 * 6.8e8);
+  // 33 elements: the vector lanes and the scalar tail agree.
+  std::vector<float> v(33, -3.4e38f), a(33), b(33);
+  v[5] = 3.4e38f;
+  ASSERT_EQ(smx::log_softmax(v.data(), a.data(), vec(33), opts(4.0f)), smx::Status::kOk);
+  EXPECT_NEAR(a[32], -1.7e38, 1e-6 * 1.7e38);
+  EXPECT_EQ(a[0], a[32]);
+}

@@ -80,22 +80,31 @@ inline TwoDiff two_diff(float x, float neg_m) {
   return {d, e};
 }
 
-// exp((x - m) / t) with x - m taken exactly; kScaled false means t == 1.
+// (x - m) / t as z + c: z rounded to float32, c the (scaled) rounding error of
+// x - m. Where x - m overflows float32 but (x - m) / t need not (t > 1, x and m
+// of opposite signs near FLT_MAX), z = x / t - m / t and c = 0. kScaled false
+// means t == 1; neg_m_t is -m / t.
 template <bool kScaled>
-inline float exp_minus_max(float x, float neg_m, float t) {
+inline TwoDiff scaled_diff(float x, float neg_m, float t, float neg_m_t) {
   const TwoDiff d = two_diff(x, neg_m);
-  if (kScaled) return exp_rr2_p6(d.d / t, d.e / t);
-  return exp_rr2_p6(d.d, d.e);
+  if (!kScaled) return d;
+  if (d.d == -std::numeric_limits<float>::infinity()) return {x / t + neg_m_t, 0.0f};
+  return {d.d / t, d.e / t};
 }
 
-// (x - m) / t - c with x - m taken exactly; -Infinity where x - m or (x - m) / t
-// overflows (the TwoSum error is NaN there, or e / t is +Infinity at a tiny t:
-// [3e38, 7] at t = 1e-45 gave -Infinity + Infinity = NaN).
-inline float log_softmax_one(float x, float neg_m, float t, float c) {
-  const TwoDiff d = two_diff(x, neg_m);
-  const float dt = t == 1.0f ? d.d : d.d / t;
-  const float y = t == 1.0f ? (d.d - c) + d.e : (dt - c) + d.e / t;
-  return dt == -std::numeric_limits<float>::infinity() ? dt : y;
+// exp((x - m) / t) with x - m taken exactly.
+template <bool kScaled>
+inline float exp_minus_max(float x, float neg_m, float t, float neg_m_t) {
+  const TwoDiff z = scaled_diff<kScaled>(x, neg_m, t, neg_m_t);
+  return exp_rr2_p6(z.d, z.e);
+}
+
+// (x - m) / t - c with x - m taken exactly; -Infinity where (x - m) / t
+// overflows (the TwoSum error is NaN there).
+inline float log_softmax_one(float x, float neg_m, float t, float neg_m_t, float c) {
+  const TwoDiff z = t == 1.0f ? scaled_diff<false>(x, neg_m, t, neg_m_t)
+                              : scaled_diff<true>(x, neg_m, t, neg_m_t);
+  return z.d == -std::numeric_limits<float>::infinity() ? z.d : (z.d - c) + z.e;
 }
 
 // max as WebAssembly's f32.max: NaN if either is NaN, +0 over -0.

@@ -15,7 +15,7 @@ namespace {
 
 template <bool kScaled, bool kStore>
 double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float* y) {
-  const float neg_max = -max;
+  const float neg_max = -max, neg_max_t = neg_max / t;
   double dlo[2] = {0, 0}, dhi[2] = {0, 0};
   // Blocks of 32: two 4-lane float accumulators, each lane sums 4 values; then
   // acc0 + acc1 per lane, and the 4 lanes are added into 2 double lanes each.
@@ -23,8 +23,8 @@ double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float*
     float acc0[4] = {0, 0, 0, 0}, acc1[4] = {0, 0, 0, 0};
     for (size_t j = 0; j < 32; j += 8) {
       for (size_t l = 0; l < 4; ++l) {
-        const float e0 = exp_minus_max<kScaled>(x[j + l], neg_max, t);
-        const float e1 = exp_minus_max<kScaled>(x[j + 4 + l], neg_max, t);
+        const float e0 = exp_minus_max<kScaled>(x[j + l], neg_max, t, neg_max_t);
+        const float e1 = exp_minus_max<kScaled>(x[j + 4 + l], neg_max, t, neg_max_t);
         if (kStore) y[j + l] = e0, y[j + 4 + l] = e1;
         acc0[l] += e0;
         acc1[l] += e1;
@@ -37,14 +37,14 @@ double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float*
   for (; n >= 4; n -= 4, x += 4, y += kStore ? 4 : 0) {
     float a[4];
     for (size_t l = 0; l < 4; ++l) {
-      a[l] = exp_minus_max<kScaled>(x[l], neg_max, t);
+      a[l] = exp_minus_max<kScaled>(x[l], neg_max, t, neg_max_t);
       if (kStore) y[l] = a[l];
     }
     dlo[0] += a[0], dlo[1] += a[1], dhi[0] += a[2], dhi[1] += a[3];
   }
   double tail = 0;
   for (size_t i = 0; i < n; ++i) {
-    const float e = exp_minus_max<kScaled>(x[i], neg_max, t);
+    const float e = exp_minus_max<kScaled>(x[i], neg_max, t, neg_max_t);
     if (kStore) y[i] = e;
     tail += e;
   }
@@ -67,8 +67,8 @@ void f32_vscale__scalar_u4(size_t n, const float* x, float s, float* y) {
 }
 
 void f32_vlogsoftmax__scalar_u4(size_t n, const float* x, float max, float t, float c, float* y) {
-  const float neg_max = -max;
-  for (size_t i = 0; i < n; ++i) y[i] = log_softmax_one(x[i], neg_max, t, c);
+  const float neg_max = -max, neg_max_t = neg_max / t;
+  for (size_t i = 0; i < n; ++i) y[i] = log_softmax_one(x[i], neg_max, t, neg_max_t, c);
 }
 
 }  // namespace smx::kernels

@@ -47,29 +47,47 @@ inline v128_t exp_rr2_p6_x4(v128_t z, v128_t c) {
   return wasm_v128_andnot(f, wasm_f32x4_lt(z, wasm_f32x4_splat(kExpCutoff)));
 }
 
+// The vector twin of scaled_diff: (x - m) / t as *z + *c.
 template <bool kScaled>
-inline v128_t exp_minus_max_x4(v128_t x, v128_t neg_max, v128_t t) {
+inline void scaled_diff_x4(v128_t x, v128_t neg_max, v128_t t, v128_t neg_max_t, v128_t* z,
+                           v128_t* c) {
   const v128_t d = wasm_f32x4_add(x, neg_max);
   const v128_t bb = wasm_f32x4_sub(d, x);
   const v128_t e =
       wasm_f32x4_add(wasm_f32x4_sub(x, wasm_f32x4_sub(d, bb)), wasm_f32x4_sub(neg_max, bb));
-  if (kScaled) return exp_rr2_p6_x4(wasm_f32x4_div(d, t), wasm_f32x4_div(e, t));
-  return exp_rr2_p6_x4(d, e);
+  if (!kScaled) {
+    *z = d, *c = e;
+    return;
+  }
+  *z = wasm_f32x4_div(d, t), *c = wasm_f32x4_div(e, t);
+  const v128_t overflow = wasm_f32x4_eq(d, wasm_f32x4_splat(-INFINITY));
+  if (wasm_v128_any_true(overflow)) {  // rare: x - m beyond float32
+    *z = wasm_v128_bitselect(wasm_f32x4_add(wasm_f32x4_div(x, t), neg_max_t), *z, overflow);
+    *c = wasm_v128_andnot(*c, overflow);
+  }
+}
+
+template <bool kScaled>
+inline v128_t exp_minus_max_x4(v128_t x, v128_t neg_max, v128_t t, v128_t neg_max_t) {
+  v128_t z, c;
+  scaled_diff_x4<kScaled>(x, neg_max, t, neg_max_t, &z, &c);
+  return exp_rr2_p6_x4(z, c);
 }
 
 inline v128_t high_half(v128_t a) { return wasm_i32x4_shuffle(a, a, 2, 3, 2, 3); }
 
 template <bool kScaled, bool kStore>
 double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float* y) {
-  const float neg_max_s = -max;
-  const v128_t neg_max = wasm_f32x4_splat(neg_max_s);
+  const float neg_max_s = -max, neg_max_t_s = neg_max_s / t;
+  const v128_t neg_max = wasm_f32x4_splat(neg_max_s), neg_max_t = wasm_f32x4_splat(neg_max_t_s);
   const v128_t vt = wasm_f32x4_splat(t);
   v128_t dlo = wasm_f64x2_splat(0.0), dhi = wasm_f64x2_splat(0.0);
   for (; n >= 32; n -= 32, x += 32, y += kStore ? 32 : 0) {
     v128_t acc0 = wasm_f32x4_splat(0.0f), acc1 = acc0;
     for (size_t j = 0; j < 32; j += 8) {
-      const v128_t e0 = exp_minus_max_x4<kScaled>(wasm_v128_load(x + j), neg_max, vt);
-      const v128_t e1 = exp_minus_max_x4<kScaled>(wasm_v128_load(x + j + 4), neg_max, vt);
+      const v128_t e0 = exp_minus_max_x4<kScaled>(wasm_v128_load(x + j), neg_max, vt, neg_max_t);
+      const v128_t e1 =
+          exp_minus_max_x4<kScaled>(wasm_v128_load(x + j + 4), neg_max, vt, neg_max_t);
       if (kStore) wasm_v128_store(y + j, e0), wasm_v128_store(y + j + 4, e1);
       acc0 = wasm_f32x4_add(acc0, e0);
       acc1 = wasm_f32x4_add(acc1, e1);
@@ -79,14 +97,14 @@ double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float*
     dhi = wasm_f64x2_add(dhi, wasm_f64x2_promote_low_f32x4(high_half(a)));
   }
   for (; n >= 4; n -= 4, x += 4, y += kStore ? 4 : 0) {
-    const v128_t a = exp_minus_max_x4<kScaled>(wasm_v128_load(x), neg_max, vt);
+    const v128_t a = exp_minus_max_x4<kScaled>(wasm_v128_load(x), neg_max, vt, neg_max_t);
     if (kStore) wasm_v128_store(y, a);
     dlo = wasm_f64x2_add(dlo, wasm_f64x2_promote_low_f32x4(a));
     dhi = wasm_f64x2_add(dhi, wasm_f64x2_promote_low_f32x4(high_half(a)));
   }
   double tail = 0;
   for (size_t i = 0; i < n; ++i) {
-    const float e = exp_minus_max<kScaled>(x[i], neg_max_s, t);
+    const float e = exp_minus_max<kScaled>(x[i], neg_max_s, t, neg_max_t_s);
     if (kStore) y[i] = e;
     tail += e;
   }
@@ -116,22 +134,22 @@ void f32_vscale__wasmsimd_u8(size_t n, const float* x, float s, float* y) {
 }
 
 void f32_vlogsoftmax__wasmsimd_u8(size_t n, const float* x, float max, float t, float c, float* y) {
-  const float neg_max_s = -max;
-  const v128_t neg_max = wasm_f32x4_splat(neg_max_s);
+  const float neg_max_s = -max, neg_max_t_s = neg_max_s / t;
+  const v128_t neg_max = wasm_f32x4_splat(neg_max_s), neg_max_t = wasm_f32x4_splat(neg_max_t_s);
   const v128_t vt = wasm_f32x4_splat(t), vc = wasm_f32x4_splat(c);
+  const v128_t minus_inf = wasm_f32x4_splat(-INFINITY);
   const bool scaled = t != 1.0f;
   for (; n >= 4; n -= 4, x += 4, y += 4) {
-    const v128_t v = wasm_v128_load(x);
-    v128_t d = wasm_f32x4_add(v, neg_max);
-    const v128_t bb = wasm_f32x4_sub(d, v);
-    v128_t e =
-        wasm_f32x4_add(wasm_f32x4_sub(v, wasm_f32x4_sub(d, bb)), wasm_f32x4_sub(neg_max, bb));
-    if (scaled) d = wasm_f32x4_div(d, vt), e = wasm_f32x4_div(e, vt);
-    const v128_t overflow = wasm_f32x4_eq(d, wasm_f32x4_splat(-INFINITY));  // after / t
-    const v128_t r = wasm_f32x4_add(wasm_f32x4_sub(d, vc), e);
-    wasm_v128_store(y, wasm_v128_bitselect(wasm_f32x4_splat(-INFINITY), r, overflow));
+    v128_t z, e;
+    if (scaled) {
+      scaled_diff_x4<true>(wasm_v128_load(x), neg_max, vt, neg_max_t, &z, &e);
+    } else {
+      scaled_diff_x4<false>(wasm_v128_load(x), neg_max, vt, neg_max_t, &z, &e);
+    }
+    const v128_t r = wasm_f32x4_add(wasm_f32x4_sub(z, vc), e);
+    wasm_v128_store(y, wasm_v128_bitselect(minus_inf, r, wasm_f32x4_eq(z, minus_inf)));
   }
-  for (size_t i = 0; i < n; ++i) y[i] = log_softmax_one(x[i], neg_max_s, t, c);
+  for (size_t i = 0; i < n; ++i) y[i] = log_softmax_one(x[i], neg_max_s, t, neg_max_t_s, c);
 }
 
 }  // namespace smx::kernels
