@@ -221,13 +221,14 @@ void check_softmax(const std::vector<float>& x, const std::vector<float>& y, con
       CHECK(std::fabs(y[s.idx[k]] - r) <= tol, "softmax: matches the double reference", s.idx[k],
             y[s.idx[k]], r);
     }
-    // Order: x_i < x_j -> y_i <= y_j within the 1e-6 accuracy (scores closer than
-    // the rounding of x - max may come out 1 ulp apart the wrong way).
+    // Order: x_i < x_j -> y_i <= y_j within the accuracy (1e-6 and one rounding of
+    // (x - max) / T): scores closer than that may come out an ulp or two reversed.
     std::vector<size_t> ord = s.idx;
     std::sort(ord.begin(), ord.end(), [&](size_t a, size_t b) { return x[a] < x[b]; });
     for (size_t k = 1; k < ord.size(); ++k)
       if (x[ord[k - 1]] < x[ord[k]])
-        CHECK(y[ord[k - 1]] <= y[ord[k]] * (1 + 1e-6), "softmax: keeps the order", ord[k - 1], y[ord[k - 1]],
+        CHECK(y[ord[k - 1]] <= y[ord[k]] * (1 + 1e-6 + (y[ord[k]] > 0 ? std::fabs(std::log(y[ord[k]])) * 0x1p-23 : 0)) + 1e-36,
+              "softmax: keeps the order", ord[k - 1], y[ord[k - 1]],
               y[ord[k]]);
   }
 }
