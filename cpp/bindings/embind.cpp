@@ -1,14 +1,17 @@
-// The only file that sees Emscripten's binding layers: thin functions over wasm
+// The only file that sees Emscripten's binding layer: thin functions over wasm
 // memory. Pointers arrive as byte offsets into the heap; validation and the
-// JavaScript idioms live in web/src/api.js, the semantics in the core.
+// JavaScript idioms live in web/src/api.js and web/src/sampler.js, the
+// semantics in the core.
 //
-// The softmax family is exported as plain C functions (Module._smx_*), called
-// straight from JS: under a CSP without 'unsafe-eval' (DYNAMIC_EXECUTION=0)
-// Embind's generic invoker costs ~310 ns per 8-argument call (measured in
-// Node 20), seven times the whole JavaScript softmax of 3 numbers, while a
-// direct wasm export call costs tens of ns. Embind carries the classes, whose
-// lifetimes it manages.
-#include <emscripten/bind.h>
+// Everything is exported as plain C functions (Module._smx_*), called straight
+// from JS, and not through Embind, for two measured reasons:
+// - under a CSP without 'unsafe-eval' (DYNAMIC_EXECUTION=0) Embind's generic
+//   invoker costs ~310 ns per 8-argument call in Node 20, seven times the whole
+//   JavaScript softmax of 3 numbers; a direct wasm export call costs ~30 ns;
+// - Embind's runtime (glue and C++ side) weighed 6.2 KB gzip, which put the
+//   package over its 40 KiB budget once the Sampler class was bound.
+// The Sampler is a C handle (smx_sampler_new / smx_sampler_delete) that
+// web/src/sampler.js wraps in a class with a FinalizationRegistry.
 #include <emscripten/emscripten.h>
 
 #include <cstdint>
@@ -100,10 +103,12 @@ EMSCRIPTEN_KEEPALIVE uint32_t smx_argmax(Ptr x, uint32_t n) {
 }  // extern "C"
 
 // ============================================================================
-// Sampler (issue 3): one Embind class over smx::Sampler. Arrays are byte
-// offsets into wasm memory, staged by web/src/sampler.js, which validates
-// every argument first; the core validates again and returns a SampleStatus.
+// Sampler: a handle over smx::Sampler. Arrays are byte offsets into wasm
+// memory, staged by web/src/sampler.js, which validates every argument first;
+// the core validates again and returns a SampleStatus.
 // ============================================================================
+#include <new>
+
 #include "smx/sampler.h"
 
 namespace {
@@ -160,20 +165,67 @@ class SamplerBinding {
   smx::Sampler s_;
 };
 
+int32_t live_samplers = 0;
+
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(sampler) {
-  emscripten::class_<SamplerBinding>("Sampler")
-      .constructor<>()
-      .function("configure", &SamplerBinding::configure)
-      .function("setLogitBias", &SamplerBinding::setLogitBias)
-      .function("seed", &SamplerBinding::seed)
-      .function("accept", &SamplerBinding::accept)
-      .function("clearHistory", &SamplerBinding::clearHistory)
-      .function("sample", &SamplerBinding::sample)
-      .function("sampleMany", &SamplerBinding::sampleMany)
-      .function("sampleBatch", &SamplerBinding::sampleBatch)
-      .function("probs", &SamplerBinding::probs)
-      .function("logprobs", &SamplerBinding::logprobs)
-      .function("errorIndex", &SamplerBinding::errorIndex);
+extern "C" {
+
+// A new sampler, or 0 when memory is exhausted.
+EMSCRIPTEN_KEEPALIVE Ptr smx_sampler_new() {
+  auto* s = new (std::nothrow) SamplerBinding();
+  if (s != nullptr) ++live_samplers;
+  return reinterpret_cast<Ptr>(s);
 }
+EMSCRIPTEN_KEEPALIVE void smx_sampler_delete(Ptr s) {
+  if (s == 0) return;
+  delete at<SamplerBinding>(s);
+  --live_samplers;
+}
+// How many samplers exist (for leak tests).
+EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_live() { return live_samplers; }
+
+EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_configure(Ptr s, double temperature, uint32_t top_k,
+                                                   double top_p, double min_p, double typical_p,
+                                                   uint32_t min_keep, double repetition_penalty,
+                                                   double frequency_penalty,
+                                                   double presence_penalty, int32_t penalty_last_n,
+                                                   Ptr order, int32_t order_len) {
+  return at<SamplerBinding>(s)->configure(temperature, top_k, top_p, min_p, typical_p, min_keep,
+                                          repetition_penalty, frequency_penalty, presence_penalty,
+                                          penalty_last_n, order, order_len);
+}
+EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_set_logit_bias(Ptr s, Ptr index, Ptr bias,
+                                                        uint32_t count) {
+  return at<SamplerBinding>(s)->setLogitBias(index, bias, count);
+}
+EMSCRIPTEN_KEEPALIVE void smx_sampler_seed(Ptr s, uint32_t lo, uint32_t hi) {
+  at<SamplerBinding>(s)->seed(lo, hi);
+}
+EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_accept(Ptr s, Ptr tokens, uint32_t count) {
+  return at<SamplerBinding>(s)->accept(tokens, count);
+}
+EMSCRIPTEN_KEEPALIVE void smx_sampler_clear_history(Ptr s) { at<SamplerBinding>(s)->clearHistory(); }
+EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_sample(Ptr s, Ptr x, uint32_t n) {
+  return at<SamplerBinding>(s)->sample(x, n);
+}
+EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_sample_many(Ptr s, Ptr x, uint32_t n, uint32_t count,
+                                                     Ptr out) {
+  return at<SamplerBinding>(s)->sampleMany(x, n, count, out);
+}
+EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_sample_batch(Ptr s, Ptr x, uint32_t rows, uint32_t n,
+                                                      Ptr out) {
+  return at<SamplerBinding>(s)->sampleBatch(x, rows, n, out);
+}
+EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_probs(Ptr s, Ptr x, uint32_t n, Ptr out) {
+  return at<SamplerBinding>(s)->probs(x, n, out);
+}
+EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_logprobs(Ptr s, Ptr x, uint32_t n, uint32_t k,
+                                                  Ptr index, Ptr before, Ptr after) {
+  return at<SamplerBinding>(s)->logprobs(x, n, k, index, before, after);
+}
+EMSCRIPTEN_KEEPALIVE double smx_sampler_error_index(Ptr s) {
+  return at<SamplerBinding>(s)->errorIndex();
+}
+
+}  // extern "C"

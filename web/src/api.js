@@ -1,5 +1,5 @@
 // softmax-wasm JavaScript API: loading, validation and marshalling over the
-// Embind functions of cpp/bindings/embind.cpp. Environment specifics (how the
+// C exports of cpp/bindings/embind.cpp. Environment specifics (how the
 // .wasm bytes are read) come from index.js (browsers, workers, bundlers) or
 // node.js (Node).
 import { simd as detectSimd } from '../dist/wasm-feature-detect.js';

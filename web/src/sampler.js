@@ -1,4 +1,4 @@
-// Sampler: seeded token sampling over the Embind class `Sampler`
+// Sampler: seeded token sampling over the smx_sampler_* C exports
 // (cpp/bindings/embind.cpp -> cpp/include/smx/sampler.h, which documents the
 // exact semantics). This file validates every argument, stages typed arrays in
 // wasm memory and turns status codes into errors that name the argument.
@@ -161,13 +161,46 @@ function normalise(fn, opts) {
 }
 
 /**
+ * The wasm side of a Sampler: a handle over the C exports smx_sampler_* of
+ * cpp/bindings/embind.cpp, with the method names the Sampler class uses.
+ */
+class Handle {
+  #m;
+  #p;
+
+  constructor(m) {
+    this.#m = m;
+    this.#p = m._smx_sampler_new();
+    if (this.#p === 0) throw new RangeError('createSampler: no wasm memory left for a sampler');
+  }
+
+  configure(...a) { return this.#m._smx_sampler_configure(this.#p, ...a); }
+  setLogitBias(index, bias, count) { return this.#m._smx_sampler_set_logit_bias(this.#p, index, bias, count); }
+  seed(lo, hi) { this.#m._smx_sampler_seed(this.#p, lo, hi); }
+  accept(tokens, count) { return this.#m._smx_sampler_accept(this.#p, tokens, count); }
+  clearHistory() { this.#m._smx_sampler_clear_history(this.#p); }
+  sample(x, n) { return this.#m._smx_sampler_sample(this.#p, x, n); }
+  sampleMany(x, n, count, out) { return this.#m._smx_sampler_sample_many(this.#p, x, n, count, out); }
+  sampleBatch(x, rows, n, out) { return this.#m._smx_sampler_sample_batch(this.#p, x, rows, n, out); }
+  probs(x, n, out) { return this.#m._smx_sampler_probs(this.#p, x, n, out); }
+  logprobs(...a) { return this.#m._smx_sampler_logprobs(this.#p, ...a); }
+  errorIndex() { return this.#m._smx_sampler_error_index(this.#p); }
+
+  /** Frees the C++ sampler; idempotent. */
+  delete() {
+    if (this.#p !== 0) this.#m._smx_sampler_delete(this.#p);
+    this.#p = 0;
+  }
+}
+
+/**
  * A seeded sampler. Its wasm side lives until dispose() (or [Symbol.dispose],
  * or garbage collection as a last resort).
  */
 export class Sampler {
   #m;
   #alloc;
-  #h; // the Embind Sampler, undefined once disposed
+  #h; // the Handle, undefined once disposed
   #bias;
   #seed;
   #options;
@@ -178,7 +211,7 @@ export class Sampler {
     this.#m = wasmModule;
     this.#alloc = alloc;
     this.#bias = o.logitBias;
-    const h = new wasmModule.Sampler();
+    const h = new Handle(wasmModule);
     try {
       const p = alloc(fn, 8 * o.logitBias.size + 4 * o.history.length + 32);
       this.#m.HEAP32.set(o.order, p >> 2);
