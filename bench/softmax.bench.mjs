@@ -42,7 +42,8 @@ const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 
 function run(cmd, args, opts = {}) {
   log(`$ ${cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], ...opts });
+  // Their output goes to stderr: stdout is the report.
+  const r = spawnSync(cmd, args, { stdio: ['ignore', 2, 2], ...opts });
   if (r.error) throw r.error;
   if (r.status !== 0) throw new Error(`${cmd} exited with ${r.status}`);
 }
@@ -80,7 +81,7 @@ function buildFloor() {
 /** Builds and runs bench/kernels_bench.cpp; returns Google Benchmark's JSON or null. */
 function nativeKernels() {
   try {
-    run('cmake', ['-S', ROOT, '-B', BUILD, '-DCMAKE_BUILD_TYPE=Release'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    run('cmake', ['-S', ROOT, '-B', BUILD, '-DCMAKE_BUILD_TYPE=Release'], { stdio: ['ignore', 'ignore', 2] });
     run('cmake', ['--build', BUILD, '--target', 'kernels_bench', '-j', String(Math.max(1, cpus().length))]);
   } catch (e) {
     log(`native kernel benchmark not built (${e.message}; is libbenchmark-dev installed?)`);
@@ -372,7 +373,7 @@ function reportNative(json) {
     if (!rows.has(name)) rows.set(name, {});
     rows.get(name)[n] = b.items_per_second / 1e9;
   }
-  out(`Giga-elements per second (${json.context.num_cpus} × ${json.context.mhz_per_cpu} MHz; library built as ${json.context.library_build_type}).`);
+  out(`Giga-elements per second (${json.context.num_cpus} × ${json.context.mhz_per_cpu} MHz; kernels at -O3, Release; Google Benchmark reports its own library build as ${json.context.library_build_type}).`);
   out();
   out(`| kernel | ${sizes.map((s) => `N = ${s}`).join(' | ')} |`);
   out(`|---|${sizes.map(() => '---:').join('|')}|`);
