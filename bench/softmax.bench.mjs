@@ -57,6 +57,8 @@ function ensureDependencies() {
 
 function ensureWasmBuild() {
   if (existsSync(join(ROOT, 'web/dist/softmax-simd.wasm')) && existsSync(join(ROOT, 'web/dist/softmax-base.wasm'))) return;
+  // The build copies wasm-feature-detect from the root's node_modules.
+  if (!existsSync(join(ROOT, 'node_modules/wasm-feature-detect'))) run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: ROOT });
   run('npm', ['run', 'build'], { cwd: ROOT });
 }
 
