@@ -88,7 +88,10 @@ template <bool kScaled>
 inline TwoDiff scaled_diff(float x, float neg_m, float t, float neg_m_t) {
   const TwoDiff d = two_diff(x, neg_m);
   if (!kScaled) return d;
-  if (d.d == -std::numeric_limits<float>::infinity()) return {x / t + neg_m_t, 0.0f};
+  // Not for x = -Infinity (a masked entry): there x / t - m / t is -Inf + Inf = NaN
+  // when m < 0 and m / t overflows ([-Inf, -16] at t = 1.4e-45).
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  if (d.d == kNegInf && x != kNegInf) return {x / t + neg_m_t, 0.0f};
   return {d.d / t, d.e / t};
 }
 

@@ -60,7 +60,8 @@ inline void scaled_diff_x4(v128_t x, v128_t neg_max, v128_t t, v128_t neg_max_t,
     return;
   }
   *z = wasm_f32x4_div(d, t), *c = wasm_f32x4_div(e, t);
-  const v128_t overflow = wasm_f32x4_eq(d, wasm_f32x4_splat(-INFINITY));
+  const v128_t minus_inf = wasm_f32x4_splat(-INFINITY);  // x = -Inf stays -Inf (masked)
+  const v128_t overflow = wasm_v128_and(wasm_f32x4_eq(d, minus_inf), wasm_f32x4_ne(x, minus_inf));
   if (wasm_v128_any_true(overflow)) {  // rare: x - m beyond float32
     *z = wasm_v128_bitselect(wasm_f32x4_add(wasm_f32x4_div(x, t), neg_max_t), *z, overflow);
     *c = wasm_v128_andnot(*c, overflow);
