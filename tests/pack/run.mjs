@@ -182,7 +182,17 @@ w.onmessage = (e) => { window.result = e.data; };`);
 writeFileSync(join(app, 'worker.js'), `import { load } from './node_modules/softmax-wasm/web/src/index.js';
 const sm = await load();
 postMessage({ simd: sm.simd, p: Array.from(sm.softmax([2, 1, 0])) });`);
-const appUrl = await serve(app);
+// A lesson page: one script tag, one element, straight from the installed package.
+writeFileSync(join(app, 'widget.html'), `<!doctype html><title>widget</title>
+<script type="module" src="./node_modules/softmax-wasm/web/components/softmax-bars.js"></script>
+<script type="module" src="./widget.js"></script>
+<softmax-bars scores="2, 1, 0"></softmax-bars>`);
+writeFileSync(join(app, 'widget.js'), `const el = document.querySelector('softmax-bars');
+await customElements.whenDefined('softmax-bars');
+await el.ready;
+window.result = { simd: true, p: Array.from(el.value), text: el.shadowRoot.textContent };`);
+const appUrl = await serve(app); // the inline import map needs a CSP that allows it: none here
+const appCspUrl = await serve(app, { csp: true });
 
 await check('(d) a plain HTML page with an import map, no bundler', async () => {
   const r = await runPage(`${appUrl}/plain.html`);
@@ -197,6 +207,12 @@ await check('fallback: Chromium whose WebAssembly.validate rejects SIMD gets the
   }`;
   const r = await runPage(`${appUrl}/plain.html`, noSimd);
   assert(r.simd === false && close(r.p), JSON.stringify(r));
+});
+
+await check('(e) a widget from the package: one script tag and one element, under the strict CSP', async () => {
+  const r = await runPage(`${appCspUrl}/widget.html`);
+  assert(close(r.p), JSON.stringify(r.p));
+  assert(r.text.includes('0.665') && r.text.includes('0.090'), 'the bars do not show 0.665 and 0.090');
 });
 
 await check('a module Web Worker loads the package and computes', async () => {
