@@ -1,0 +1,71 @@
+// The README's API reference, the hand-written .d.ts and the runtime objects
+// name the same members and options, so that none of them can drift.
+import { readFileSync } from 'node:fs';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+import { load } from '../../web/src/node.js';
+
+const root = new URL('../../', import.meta.url);
+const readme = readFileSync(new URL('README.md', root), 'utf8');
+const dts = ts.createSourceFile('index.d.ts', readFileSync(new URL('web/src/index.d.ts', root), 'utf8'), ts.ScriptTarget.Latest);
+
+/** Member names of an interface of the .d.ts, with those of the interfaces it extends. */
+function members(name) {
+  const node = dts.statements.find((s) => ts.isInterfaceDeclaration(s) && s.name.text === name);
+  if (!node) throw new Error(`index.d.ts has no interface ${name}`);
+  const own = node.members.filter((m) => m.name && ts.isIdentifier(m.name)).map((m) => m.name.text);
+  const inherited = (node.heritageClauses ?? []).flatMap((h) => h.types.map((t) => members(t.expression.getText(dts))));
+  return [...new Set([...own, ...inherited.flat()])].sort();
+}
+
+/** The README section under a '## title' heading. */
+const section = (title) => readme.split(/^## /m).find((s) => s.startsWith(title)) ?? '';
+const api = section('API');
+const sampling = section('Sampling');
+const tableRow = (text, first) => text.split('\n').find((l) => l.startsWith(`| \`${first}`)) ?? '';
+const ticked = (text) => [...text.matchAll(/`(\w+)`/g)].map((m) => m[1]);
+const unique = (a) => [...new Set(a)].sort();
+
+describe('README API reference = index.d.ts = runtime', () => {
+  it('every Softmax member is in the API table, and nothing else', () => {
+    const documented = unique([...api.matchAll(/^\| `sm\.(\w+)/gm)].map((m) => m[1]));
+    expect(documented).toEqual(members('Softmax'));
+  });
+
+  it('the loaded object has exactly the members of the Softmax interface', async () => {
+    const sm = await load();
+    const proto = Object.getOwnPropertyNames(Object.getPrototypeOf(sm)).filter((k) => k !== 'constructor');
+    const runtime = unique([...proto, ...Object.keys(sm)].filter((k) => k !== 'heapBytes'));
+    expect(runtime).toEqual(members('Softmax'));
+  });
+
+  it('every option of the softmax family is documented on its row', () => {
+    for (const [fn, iface] of [['softmax', 'SoftmaxOptions'], ['logSumExp', 'LogSumExpOptions'], ['softmaxSteps', 'StepsOptions']]) {
+      const row = tableRow(api, `sm.${fn}(`);
+      const named = members(iface).filter((o) => ticked(row).includes(o));
+      expect(named, `${fn} row`).toEqual(members(iface));
+    }
+    expect(unique(ticked(tableRow(api, 'load(')).filter((o) => members('LoadOptions').includes(o)))).toEqual(members('LoadOptions'));
+  });
+
+  it('every Sampler method is in the Sampling example, and nothing else', () => {
+    const shown = unique([...sampling.matchAll(/^s\.(\w+)\(/gm)].map((m) => m[1]));
+    const methods = members('Sampler').filter((m) => !['seed', 'options', 'disposed'].includes(m));
+    expect(shown).toEqual(methods);
+  });
+
+  it('every sampler option has a row in the Sampling table, and nothing else', () => {
+    const rows = sampling.split('\n').filter((l) => /^\| `\w+`/.test(l));
+    const documented = unique(rows.flatMap((l) => ticked(l.split('|')[1])));
+    expect(documented).toEqual(members('SamplerOptions'));
+  });
+
+  it('a sampler has exactly the members of the Sampler interface', async () => {
+    const sm = await load();
+    const s = sm.createSampler({ seed: 1 });
+    const proto = Object.getOwnPropertyNames(Object.getPrototypeOf(s)).filter((k) => k !== 'constructor');
+    s.dispose();
+    expect(unique(proto)).toEqual(members('Sampler'));
+  });
+});
