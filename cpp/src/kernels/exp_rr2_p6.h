@@ -77,7 +77,9 @@ inline TwoDiff two_diff(float x, float neg_m) {
   const float d = x + neg_m;
   const float bb = d - x;
   const float e = (x - (d - bb)) + (neg_m - bb);
-  return {d, e};
+  // NaN where an intermediate overflows (d - x beyond float32 although d is not:
+  // [FLT_MAX, 1e38] gave log-softmax NaN); the error is then negligible: 0.
+  return {d, e != e ? 0.0f : e};
 }
 
 // (x - m) / t as z + c: z rounded to float32, c the (scaled) rounding error of

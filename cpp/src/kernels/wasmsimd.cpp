@@ -53,8 +53,9 @@ inline void scaled_diff_x4(v128_t x, v128_t neg_max, v128_t t, v128_t neg_max_t,
                            v128_t* c) {
   const v128_t d = wasm_f32x4_add(x, neg_max);
   const v128_t bb = wasm_f32x4_sub(d, x);
-  const v128_t e =
+  v128_t e =
       wasm_f32x4_add(wasm_f32x4_sub(x, wasm_f32x4_sub(d, bb)), wasm_f32x4_sub(neg_max, bb));
+  e = wasm_v128_andnot(e, wasm_f32x4_ne(e, e));  // NaN (an intermediate overflow) -> 0
   if (!kScaled) {
     *z = d, *c = e;
     return;
