@@ -130,6 +130,7 @@ struct Slice {
 };
 
 std::vector<Slice> slices_of(const smx::Layout& l) {
+  if (l.outer == 0 || l.inner == 0) return {};  // no slice (and no loop over a huge outer)
   std::vector<Slice> s(l.outer * l.inner);
   for (size_t o = 0; o < l.outer; ++o)
     for (size_t in = 0; in < l.inner; ++in)
