@@ -1,0 +1,235 @@
+#include "select.h"
+
+#include <algorithm>
+
+namespace smx {
+namespace sel {
+namespace {
+
+constexpr size_t kBuckets = 2048;
+constexpr size_t kSmall = 32;  // at most this many: sort them (by key, then position)
+
+// Radix digits, most significant first: 11, 11, 10 bits of a 32-bit key;
+// 11 x 5 + 9 bits of a 64-bit key.
+struct Digits {
+  int levels;
+  int shift[6];
+  uint64_t mask[6];
+};
+constexpr Digits kDigits32{3, {21, 10, 0}, {2047, 2047, 1023}};
+constexpr Digits kDigits64{6, {53, 42, 31, 20, 9, 0}, {2047, 2047, 2047, 2047, 2047, 511}};
+
+struct KeyOfLogit {
+  const float* g;
+  uint64_t operator()(uint32_t p) const { return desc_key(g[p]); }
+};
+struct KeyOfDouble {
+  const double* k;
+  uint64_t operator()(uint32_t p) const {
+    const uint64_t b = asc_key(k[p]);
+    return b == 0x8000000000000000ull ? 0 : b;  // -0 keyed as +0
+  }
+};
+
+struct Item {
+  uint64_t key;
+  uint32_t pos;
+};
+
+// Sorts a[0, n) (n <= kSmall) by key, ties by position.
+template <class Key>
+size_t sort_small(const uint32_t* a, size_t n, Key key, Item* out) {
+  for (size_t i = 0; i < n; ++i) {
+    const Item v{key(a[i]), a[i]};
+    size_t j = i;
+    for (; j > 0 && (v.key < out[j - 1].key || (v.key == out[j - 1].key && v.pos < out[j - 1].pos)); --j)
+      out[j] = out[j - 1];
+    out[j] = v;
+  }
+  return n;
+}
+
+// Keeps in a[0, n) (ascending positions stay ascending) those whose digit at
+// `level` is b; returns how many. When a is null, scans 0..n.
+template <class Key>
+size_t gather(uint32_t* a, size_t n, const uint32_t* from, Key key, const Digits& d, int level,
+              uint64_t b) {
+  const int s = d.shift[level];
+  const uint64_t mask = d.mask[level];
+  size_t j = 0;
+  if (from == nullptr) {
+    for (size_t i = 0; i < n; ++i) {
+      const auto p = static_cast<uint32_t>(i);
+      a[j] = p;
+      j += ((key(p) >> s) & mask) == b;
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t p = from[i];
+      a[j] = p;
+      j += ((key(p) >> s) & mask) == b;
+    }
+  }
+  return j;
+}
+
+template <class Key>
+uint32_t radix_kth(size_t m, size_t k, Key key, const Digits& d, uint32_t* a) {
+  uint32_t cnt[kBuckets];
+  size_t n = m;
+  const uint32_t* from = nullptr;  // level 0: every position
+  for (int level = 0; level < d.levels; ++level) {
+    if (from != nullptr && n <= kSmall) {
+      Item s[kSmall];
+      sort_small(a, n, key, s);
+      return s[k - 1].pos;
+    }
+    std::fill(cnt, cnt + kBuckets, 0u);
+    const int sh = d.shift[level];
+    const uint64_t mask = d.mask[level];
+    if (from == nullptr) {
+      for (size_t i = 0; i < n; ++i) ++cnt[(key(static_cast<uint32_t>(i)) >> sh) & mask];
+    } else {
+      for (size_t i = 0; i < n; ++i) ++cnt[(key(a[i]) >> sh) & mask];
+    }
+    uint64_t b = 0;
+    while (cnt[b] < k) k -= cnt[b++];
+    n = gather(a, n, from, key, d, level, b);
+    from = a;
+  }
+  return a[k - 1];  // equal keys: ascending positions
+}
+
+template <class Key>
+MassCut radix_mass_cut(size_t m, const float* w, double target, Key key, const Digits& d, uint32_t* a) {
+  uint32_t cnt[kBuckets];
+  double mass[kBuckets];
+  double before = 0.0;
+  size_t rank = 0;  // elements before the current range
+  size_t n = m;
+  const uint32_t* from = nullptr;
+  for (int level = 0; level < d.levels; ++level) {
+    if (from != nullptr && n <= kSmall) {
+      Item s[kSmall];
+      sort_small(a, n, key, s);
+      for (size_t i = 0; i < n; ++i) {
+        before += w[s[i].pos];
+        if (before >= target) return {s[i].pos, rank + i + 1, true};
+      }
+      return {0, 0, false};
+    }
+    std::fill(cnt, cnt + kBuckets, 0u);
+    std::fill(mass, mass + kBuckets, 0.0);
+    const int sh = d.shift[level];
+    const uint64_t mask = d.mask[level];
+    if (from == nullptr) {
+      for (size_t i = 0; i < n; ++i) {
+        const size_t b = (key(static_cast<uint32_t>(i)) >> sh) & mask;
+        ++cnt[b];
+        mass[b] += w[i];
+      }
+    } else {
+      for (size_t i = 0; i < n; ++i) {
+        const size_t b = (key(a[i]) >> sh) & mask;
+        ++cnt[b];
+        mass[b] += w[a[i]];
+      }
+    }
+    size_t b = 0;
+    for (; b <= mask; ++b) {
+      if (cnt[b] == 0) continue;
+      if (before + mass[b] >= target) break;
+      before += mass[b];
+      rank += cnt[b];
+    }
+    if (b > mask) return {0, 0, false};
+    n = gather(a, n, from, key, d, level, b);
+    from = a;
+  }
+  for (size_t i = 0; i < n; ++i) {  // equal keys: ascending positions
+    before += w[a[i]];
+    if (before >= target) return {a[i], rank + i + 1, true};
+  }
+  return {0, 0, false};
+}
+
+// Position a comes before b: higher logit first, ties by lower position.
+struct ByLogit {
+  const float* g;
+  bool operator()(uint32_t a, uint32_t b) const { return g[a] > g[b] || (g[a] == g[b] && a < b); }
+};
+
+void sift_down(uint32_t* a, size_t i, size_t len, ByLogit less) {
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= len) return;
+    if (c + 1 < len && less(a[c], a[c + 1])) ++c;
+    if (!less(a[i], a[c])) return;
+    std::swap(a[i], a[c]);
+    i = c;
+  }
+}
+
+// a[0, k) = the first k positions as a heap whose root is the k-th. Blocks
+// of 16 whose entries are all <= the current k-th are skipped by one
+// comparison each (vectorizable); ties go to the lower position, already in.
+void heap_first_k(const float* g, size_t m, size_t k, uint32_t* a) {
+  const ByLogit less{g};
+  for (size_t i = 0; i < k; ++i) a[i] = static_cast<uint32_t>(i);
+  for (size_t i = k / 2; i-- > 0;) sift_down(a, i, k, less);
+  float t = g[a[0]];
+  size_t p = k;
+  constexpr size_t kBlock = 16;
+  while (p < m) {
+    if (p + kBlock <= m) {
+      unsigned any = 0;
+      for (size_t i = 0; i < kBlock; ++i) any |= static_cast<unsigned>(g[p + i] > t);
+      if (any == 0) {
+        p += kBlock;
+        continue;
+      }
+    }
+    const size_t end = std::min(p + kBlock, m);
+    for (; p < end; ++p) {
+      if (g[p] > t) {
+        a[0] = static_cast<uint32_t>(p);
+        sift_down(a, 0, k, less);
+        t = g[a[0]];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+uint32_t kth(const float* g, size_t m, size_t k, uint32_t* scratch) {
+  return radix_kth(m, k, KeyOfLogit{g}, kDigits32, scratch);
+}
+
+void first_k(const float* g, size_t m, size_t k, uint32_t* out, uint32_t* scratch) {
+  if (k * 16 <= m && k <= 4096) {
+    heap_first_k(g, m, k, out);
+    std::sort(out, out + k);  // distinct integers: one result
+    return;
+  }
+  const uint32_t c = kth(g, m, k, scratch);
+  const uint32_t kc = desc_key(g[c]);
+  size_t j = 0;
+  for (size_t p = 0; p < m; ++p) {
+    const uint32_t kp = desc_key(g[p]);
+    out[j] = static_cast<uint32_t>(p);
+    j += kp < kc || (kp == kc && p <= c);
+  }
+}
+
+MassCut mass_cut(const float* g, const float* w, size_t m, double target, uint32_t* scratch) {
+  return radix_mass_cut(m, w, target, KeyOfLogit{g}, kDigits32, scratch);
+}
+
+MassCut mass_cut_by_key(const double* key, const float* w, size_t m, double target,
+                        uint32_t* scratch) {
+  return radix_mass_cut(m, w, target, KeyOfDouble{key}, kDigits64, scratch);
+}
+
+}  // namespace sel
+}  // namespace smx
