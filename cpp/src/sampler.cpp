@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "sampler_extra.h"
 #include "smx/softmax.h"
 
 namespace smx {
@@ -188,8 +189,13 @@ bool steps_valid(const SamplerOptions& o) {
     if (s < 0 || s >= kNumSteps || seen[s]) return false;
     seen[s] = true;
   }
-  const bool enabled[kNumSteps] = {o.temperature != 1.0f, o.top_k != 0, o.top_p < 1.0,
-                                   o.min_p > 0.0, o.typical_p < 1.0};
+  // With dynatemp on, the dynatemp step applies the temperature.
+  const bool enabled[kNumSteps] = {o.temperature != 1.0f && !(o.dynatemp_range > 0.0), o.top_k != 0,
+                                   o.top_p < 1.0, o.min_p > 0.0, o.typical_p < 1.0,
+                                   o.top_n_sigma > 0.0, o.xtc_probability > 0.0, o.mirostat != 0,
+                                   o.dynatemp_range > 0.0, o.epsilon_cutoff > 0.0,
+                                   o.eta_cutoff > 0.0, o.dry_multiplier > 0.0f,
+                                   o.no_repeat_ngram_size > 0};
   for (int s = 0; s < kNumSteps; ++s)
     if (enabled[s] && !seen[s]) return false;
   return true;
@@ -202,13 +208,16 @@ SampleStatus validate(const SamplerOptions& o) {
                   o.min_p <= 1.0 && o.typical_p > 0.0 && o.typical_p <= 1.0 && o.min_keep >= 1 &&
                   o.repetition_penalty > 0.0f && finite(o.repetition_penalty) &&
                   finite(o.frequency_penalty) && finite(o.presence_penalty) &&
-                  o.penalty_last_n >= -1 && steps_valid(o);
+                  o.penalty_last_n >= -1 && extra_options_valid(o) && steps_valid(o);
   return ok ? SampleStatus::kOk : SampleStatus::kBadOption;
 }
 
 SampleStatus Sampler::configure(const SamplerOptions& o) {
   const SampleStatus s = validate(o);
-  if (s == SampleStatus::kOk) opts_ = o;
+  if (s == SampleStatus::kOk) {
+    opts_ = o;
+    mu_ = 2.0 * o.mirostat_tau;
+  }
   return s;
 }
 
@@ -236,12 +245,12 @@ SampleStatus Sampler::accept(const int32_t* tokens, size_t count) {
   if (!history_.reserve(std::max(need, 2 * history_len_))) return SampleStatus::kNoMemory;
   if (count > 0) std::memcpy(history_.data() + history_len_, tokens, count * sizeof(int32_t));
   history_len_ = need;
-  // Keep what the penalties can look at (plus slack, so trimming is rare).
-  const int32_t last_n = opts_.penalty_last_n;
-  if (last_n >= 0 && history_len_ > 2 * static_cast<size_t>(last_n) + 1024) {
-    std::memmove(history_.data(), history_.data() + history_len_ - last_n,
-                 static_cast<size_t>(last_n) * sizeof(int32_t));
-    history_len_ = static_cast<size_t>(last_n);
+  // Keep what the penalties, DRY and no-repeat n-gram can look at (plus
+  // slack, so trimming is rare).
+  const size_t keep = history_keep();
+  if (keep != SIZE_MAX && history_len_ > 2 * keep + 1024) {
+    std::memmove(history_.data(), history_.data() + history_len_ - keep, keep * sizeof(int32_t));
+    history_len_ = keep;
   }
   return SampleStatus::kOk;
 }
@@ -424,6 +433,7 @@ void Sampler::typical_p(double mass) {
 void Sampler::run_step(Step s) {
   switch (s) {
     case Step::kTemperature: {
+      if (opts_.dynatemp_range > 0.0) return;  // the dynatemp step applies it
       const float t = opts_.temperature;
       if (t == 0.0f) {
         const size_t a = argmax(g_.data(), m_);
@@ -443,6 +453,14 @@ void Sampler::run_step(Step s) {
     case Step::kTopP: return top_p(opts_.top_p);
     case Step::kMinP: return min_p(opts_.min_p);
     case Step::kTypicalP: return typical_p(opts_.typical_p);
+    case Step::kTopNSigma: return top_n_sigma();
+    case Step::kXtc: return xtc();
+    case Step::kMirostat: return mirostat();
+    case Step::kDynatemp: return dynatemp();
+    case Step::kEpsilonCutoff: return epsilon_cutoff();
+    case Step::kEtaCutoff: return eta_cutoff();
+    case Step::kDry: return dry();
+    case Step::kNoRepeatNgram: return no_repeat_ngram();
   }
 }
 
@@ -482,6 +500,7 @@ int32_t Sampler::draw() {
     lo = m_ - 1;
     while (lo > 0 && q_[lo] == 0.0f) --lo;
   }
+  if (opts_.mirostat != 0) mirostat_update(lo);
   return static_cast<int32_t>(cand_[lo]);
 }
 
@@ -490,7 +509,7 @@ SampleStatus Sampler::sample(const float* x, size_t n, int32_t* out) {
 }
 
 SampleStatus Sampler::sample_many(const float* x, size_t n, size_t count, int32_t* out) {
-  const SampleStatus s = prepare(x, n);
+  const SampleStatus s = prepare_checked(x, n);
   if (s != SampleStatus::kOk) return s;
   for (size_t i = 0; i < count; ++i) out[i] = draw();
   return SampleStatus::kOk;
@@ -498,7 +517,7 @@ SampleStatus Sampler::sample_many(const float* x, size_t n, size_t count, int32_
 
 SampleStatus Sampler::sample_batch(const float* x, size_t rows, size_t n, int32_t* out) {
   for (size_t r = 0; r < rows; ++r) {
-    const SampleStatus s = prepare(x + r * n, n);
+    const SampleStatus s = prepare_checked(x + r * n, n);
     if (s != SampleStatus::kOk) {
       if (s == SampleStatus::kNaNScore) error_index_ += r * n;
       return s;
@@ -509,7 +528,9 @@ SampleStatus Sampler::sample_batch(const float* x, size_t rows, size_t n, int32_
 }
 
 SampleStatus Sampler::probs(const float* x, size_t n, float* out) {
-  const SampleStatus s = prepare(x, n);
+  const Pcg32 xtc_state = xtc_rng_;  // probs() shows what the next sample() draws from
+  const SampleStatus s = prepare_checked(x, n);
+  xtc_rng_ = xtc_state;
   if (s != SampleStatus::kOk) return s;
   for (size_t i = 0; i < n; ++i) out[i] = 0.0f;
   for (size_t j = 0; j < m_; ++j) out[cand_[j]] = q_[j];
@@ -535,8 +556,10 @@ SampleStatus Sampler::logprobs(const float* x, size_t n, size_t k, int32_t* inde
   for (size_t j = 0; j < k; ++j) index[j] = static_cast<int32_t>(a[j]);
   log_softmax(logits_.data(), lq_.data(), Layout{1, n, 1}, Options{});
   for (size_t j = 0; j < k; ++j) before[j] = lq_[a[j]];
-  // After: the final distribution.
-  s = prepare(x, n);
+  // After: the final distribution (XTC's coin as the next sample() sees it).
+  const Pcg32 xtc_state = xtc_rng_;
+  s = prepare_checked(x, n);
+  xtc_rng_ = xtc_state;
   if (s != SampleStatus::kOk) return s;
   Options so;
   so.temperature = t_;

@@ -164,6 +164,8 @@ struct Ref {
             }
           }
           break;
+        default:  // the steps of issue 8: off here (sampler_extra_test.cpp)
+          break;
       }
     }
     const auto ps = probs(cand);

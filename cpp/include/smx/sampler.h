@@ -32,6 +32,40 @@
 //     - typical_p m (1 = off): HF TypicalLogitsWarper: with entropy
 //       H = -sum p log p, the shortest prefix of the order by |-log p_i - H|
 //       (ties by lower index) whose mass reaches m.
+//     The steps of issue 8 (cpp/src/sampler_extra.cpp; each off by default,
+//     each a no-op when off: no PRNG output, no change):
+//     - top_n_sigma n (0 = off): llama.cpp top-n-sigma: keeps g >= max - n * std
+//       over the candidates' logits (population std, double precision).
+//     - xtc (xtc_probability pr, xtc_threshold th): llama.cpp XTC. If pr > 0,
+//       th <= 0.5 and m >= 2, one uniform u from the sampler's XTC stream
+//       (Pcg32(seed, kXtcStream)); if u <= pr, of the entries with p >= th
+//       (a prefix of the order) all but the last are removed, provided that at
+//       least two reach th and at least min_keep remain (else no change).
+//     - mirostat (1 or 2; tau, eta; state mu = 2 tau after configure / reset):
+//       llama.cpp mirostat (v1 with m = 100 and n_vocab = n) and mirostat_v2:
+//       v1 keeps the first k in the order with k from the Zipf estimate s_hat,
+//       v2 keeps p_i with -log2 p_i <= mu (at least the first). After every
+//       draw (sample, each of sample_many's, each row of sample_batch; not
+//       probs / logprobs) mu -= eta * (-log2 p(drawn) - tau), p in the final
+//       distribution.
+//     - dynatemp (dynatemp_range r > 0, dynatemp_exponent e): llama.cpp
+//       temp_ext: T' = lo + (hi - lo) (H / log m)^e, lo = max(0, T - r),
+//       hi = T + r, H the entropy at T' = 1 over the m candidates (m >= 2);
+//       T' <= 0 is greedy. With r > 0 the temperature step does nothing.
+//     - epsilon_cutoff e (0 = off): HF EpsilonLogitsWarper: keeps p_i >= e.
+//     - eta_cutoff e (0 = off): HF EtaLogitsWarper: keeps p_i >= min(e,
+//       sqrt(e) exp(-H)).
+//     - dry (dry_multiplier > 0): llama.cpp DRY over the last
+//       dry_penalty_last_n accepted tokens (-1 = all), sequence breakers as
+//       single token ids: logit -= multiplier * base^(len - allowed_length) for
+//       a token that would extend a repeat of len >= allowed_length; the logit
+//       is lowered at the current temperature (subtracts penalty * T') and
+//       never below the lowest finite float.
+//     - no_repeat_ngram n (0 = off): HF NoRepeatNGramLogitsProcessor over the
+//       whole history: removes every token that would complete an n-gram
+//       already in it. A hard ban: min_keep does not apply; banning every
+//       candidate is kAllMasked.
+//     Every other step keeps at least min_keep (as above).
 //  6. draw: u = Pcg32::next_double() (two outputs); the inverse CDF over the
 //     kept candidates in ascending index order: the first whose cumulative
 //     probability (a double sum in index order) exceeds u * total.
@@ -60,14 +94,33 @@ enum class SampleStatus : int32_t {
   kNoMemory = 6,    // a scratch buffer could not be allocated
 };
 
-enum class Step : int32_t { kTemperature = 0, kTopK = 1, kTopP = 2, kMinP = 3, kTypicalP = 4 };
-inline constexpr int kNumSteps = 5;
-// Hugging Face transformers: temperature, then top-k, top-p, min-p, typical.
-inline constexpr Step kOrderHf[kNumSteps] = {Step::kTemperature, Step::kTopK, Step::kTopP,
-                                             Step::kMinP, Step::kTypicalP};
-// llama.cpp's default chain: top-k, typical, top-p, min-p, then temperature.
-inline constexpr Step kOrderLlamaCpp[kNumSteps] = {Step::kTopK, Step::kTypicalP, Step::kTopP,
-                                                   Step::kMinP, Step::kTemperature};
+enum class Step : int32_t {
+  kTemperature = 0, kTopK = 1, kTopP = 2, kMinP = 3, kTypicalP = 4,
+  kTopNSigma = 5, kXtc = 6, kMirostat = 7, kDynatemp = 8, kEpsilonCutoff = 9, kEtaCutoff = 10,
+  kDry = 11, kNoRepeatNgram = 12,
+};
+inline constexpr int kNumSteps = 13;
+// Hugging Face transformers: its logits processors (no-repeat n-gram) first,
+// then its warpers: temperature, top-k, top-p, min-p, typical, epsilon, eta.
+// Steps HF lacks sit where llama.cpp puts them relative to those: DRY after the
+// processors, dynatemp at the temperature, top-n-sigma before top-k, XTC after
+// the truncations, mirostat last.
+inline constexpr Step kOrderHf[kNumSteps] = {
+    Step::kNoRepeatNgram, Step::kDry, Step::kTemperature, Step::kDynatemp, Step::kTopNSigma,
+    Step::kTopK, Step::kTopP, Step::kMinP, Step::kTypicalP, Step::kEpsilonCutoff,
+    Step::kEtaCutoff, Step::kXtc, Step::kMirostat};
+// llama.cpp's default chain (common_params_sampling::samplers): penalties, DRY,
+// top-n-sigma, top-k, typical, top-p, min-p, XTC, then temperature (temp_ext:
+// dynatemp); mirostat after temperature (common/sampling.cpp). Epsilon and eta
+// (not in llama.cpp) follow min-p.
+inline constexpr Step kOrderLlamaCpp[kNumSteps] = {
+    Step::kNoRepeatNgram, Step::kDry, Step::kTopNSigma, Step::kTopK, Step::kTypicalP,
+    Step::kTopP, Step::kMinP, Step::kEpsilonCutoff, Step::kEtaCutoff, Step::kXtc,
+    Step::kTemperature, Step::kDynatemp, Step::kMirostat};
+// The PCG32 stream of XTC's coin (the draws use Pcg32::kDefaultStream, 54).
+inline constexpr uint64_t kXtcStream = 55;
+// Mirostat v1's m (llama.cpp common/sampling.cpp passes 100).
+inline constexpr int kMirostatM = 100;
 // Tolerance of "the mass reaches p" and of min-p's comparison.
 inline constexpr double kMassSlack = 1e-6;
 
@@ -82,8 +135,25 @@ struct SamplerOptions {
   float frequency_penalty = 0.0f;   // finite
   float presence_penalty = 0.0f;    // finite
   int32_t penalty_last_n = 64;      // -1 = the whole history, 0 = no penalties
-  Step order[kNumSteps] = {Step::kTemperature, Step::kTopK, Step::kTopP, Step::kMinP,
-                           Step::kTypicalP};
+  double top_n_sigma = 0.0;         // >= 0, finite; 0 = off
+  double xtc_probability = 0.0;     // [0, 1]; 0 = off
+  double xtc_threshold = 0.1;       // [0, 1]; > 0.5 removes nothing
+  int32_t mirostat = 0;             // 0 = off, 1, 2
+  double mirostat_tau = 5.0;        // >= 0, finite
+  double mirostat_eta = 0.1;        // >= 0, finite
+  double dynatemp_range = 0.0;      // >= 0, finite; 0 = off; > 0 needs a finite temperature
+  double dynatemp_exponent = 1.0;   // >= 0, finite
+  double epsilon_cutoff = 0.0;      // [0, 1); 0 = off
+  double eta_cutoff = 0.0;          // [0, 1); 0 = off
+  float dry_multiplier = 0.0f;      // >= 0, finite; 0 = off
+  float dry_base = 1.75f;           // >= 1, finite
+  int32_t dry_allowed_length = 2;   // >= 0
+  int32_t dry_penalty_last_n = -1;  // -1 = the whole history, 0 = off
+  uint32_t no_repeat_ngram_size = 0;  // 0 = off
+  Step order[kNumSteps] = {Step::kNoRepeatNgram, Step::kDry, Step::kTemperature, Step::kDynatemp,
+                           Step::kTopNSigma, Step::kTopK, Step::kTopP, Step::kMinP,
+                           Step::kTypicalP, Step::kEpsilonCutoff, Step::kEtaCutoff, Step::kXtc,
+                           Step::kMirostat};
   int32_t order_len = kNumSteps;  // each step at most once; enabled steps required
 };
 
@@ -116,8 +186,18 @@ class Sampler {
   SampleStatus configure(const SamplerOptions& o);
   // index[0..count) -> additive bias; biases are finite or -Infinity.
   SampleStatus set_logit_bias(const uint32_t* index, const float* bias, size_t count);
-  // Reseeds the PRNG: Pcg32(seed, Pcg32::kDefaultStream).
-  void seed(uint64_t seed) { rng_.seed(seed); }
+  // Reseeds the PRNGs: Pcg32(seed, Pcg32::kDefaultStream) for the draws,
+  // Pcg32(seed, kXtcStream) for XTC's coin.
+  void seed(uint64_t seed) {
+    rng_.seed(seed);
+    xtc_rng_.seed(seed, kXtcStream);
+  }
+  // seed(s), clear_history(), and mirostat's mu = 2 tau.
+  void reset(uint64_t seed);
+  // DRY's sequence breakers: token ids that end a repeat (replaces the set).
+  SampleStatus set_dry_breakers(const int32_t* tokens, size_t count);
+  // Mirostat's state mu (2 tau after configure and reset).
+  double mirostat_mu() const { return mu_; }
   // Appends tokens to the history the penalties look at.
   SampleStatus accept(const int32_t* tokens, size_t count);
   void clear_history() { history_len_ = 0; }
@@ -154,6 +234,19 @@ class Sampler {
   void typical_p(double m);
   void finish();
   int32_t draw();
+  // sampler_extra.cpp: the steps of issue 8 and their plumbing.
+  SampleStatus prepare_checked(const float* x, size_t n);
+  size_t history_keep() const;
+  void keep_where_not_below(const double* key, double threshold);
+  void top_n_sigma();
+  void xtc();
+  void mirostat();
+  void mirostat_update(size_t pos);
+  void dynatemp();
+  void epsilon_cutoff();
+  void eta_cutoff();
+  void dry();
+  void no_repeat_ngram();
 
   SamplerOptions opts_;
   Pcg32 rng_;
@@ -177,6 +270,16 @@ class Sampler {
   Buffer<uint32_t> perm_;  // selection scratch: positions
   Buffer<double> cum_;     // cumulative probabilities for the draw
   double total_ = 0.0;
+
+  // Issue 8 (sampler_extra.cpp).
+  Pcg32 xtc_rng_{0, kXtcStream};
+  double mu_ = 10.0;                 // mirostat: 2 tau
+  Buffer<int32_t> dry_breakers_;     // sorted, unique
+  size_t dry_breakers_len_ = 0;
+  size_t n_ = 0;                     // the vocabulary size of the call
+  SampleStatus step_status_ = SampleStatus::kOk;  // set by a step (kAllMasked, kNoMemory)
+  Buffer<int32_t> ex_i_;             // scratch: DRY's Z array, banned tokens
+  Buffer<double> ex_d_;              // scratch: keys by position
 };
 
 }  // namespace smx
