@@ -107,19 +107,39 @@ EMSCRIPTEN_KEEPALIVE uint32_t smx_argmax(Ptr x, uint32_t n) {
 // memory, staged by web/src/sampler.js, which validates every argument first;
 // the core validates again and returns a SampleStatus.
 // ============================================================================
+#include <cstdlib>
 #include <new>
 
 #include "smx/sampler.h"
 
 namespace {
 
+// The options of issue 8 arrive as one Float64Array staged by web/src/sampler.js
+// (too many for one call's argument list): extra[0..kExtraLen) in this order,
+// then extra[kExtraLen..kExtraLen + breakers) the DRY sequence breakers.
+enum Extra : int {
+  kTopNSigma, kXtcProbability, kXtcThreshold, kMirostat, kMirostatTau, kMirostatEta,
+  kDynatempRange, kDynatempExponent, kEpsilonCutoff, kEtaCutoff, kDryMultiplier, kDryBase,
+  kDryAllowedLength, kDryPenaltyLastN, kNoRepeatNgramSize, kDryBreakers, kExtraLen
+};
+
+// v as an integer in [lo, hi] (false for NaN, fractions, out of range).
+template <typename T>
+bool to_int(double v, double lo, double hi, T* out) {
+  if (!(v >= lo && v <= hi) || v != static_cast<double>(static_cast<int64_t>(v))) return false;
+  *out = static_cast<T>(v);
+  return true;
+}
+
 class SamplerBinding {
  public:
   // The options of smx::SamplerOptions, in that order; order[0..order_len)
-  // holds int32 step codes (smx::Step). Returns a SampleStatus.
+  // holds int32 step codes (smx::Step); extra: see Extra (0 = all defaults).
+  // Returns a SampleStatus.
   int32_t configure(double temperature, uint32_t top_k, double top_p, double min_p, double typical_p,
                     uint32_t min_keep, double repetition_penalty, double frequency_penalty,
-                    double presence_penalty, int32_t penalty_last_n, Ptr order, int32_t order_len) {
+                    double presence_penalty, int32_t penalty_last_n, Ptr order, int32_t order_len,
+                    Ptr extra) {
     smx::SamplerOptions o;
     o.temperature = static_cast<float>(temperature);
     o.top_k = top_k, o.top_p = top_p, o.min_p = min_p, o.typical_p = typical_p, o.min_keep = min_keep;
@@ -130,6 +150,40 @@ class SamplerBinding {
     if (order_len < 0 || order_len > smx::kNumSteps) return status(smx::SampleStatus::kBadOption);
     o.order_len = order_len;
     for (int32_t i = 0; i < order_len; ++i) o.order[i] = static_cast<smx::Step>(at<const int32_t>(order)[i]);
+    uint32_t breakers = 0;
+    if (extra != 0) {
+      const double* e = at<const double>(extra);
+      o.top_n_sigma = e[kTopNSigma], o.xtc_probability = e[kXtcProbability];
+      o.xtc_threshold = e[kXtcThreshold], o.mirostat_tau = e[kMirostatTau];
+      o.mirostat_eta = e[kMirostatEta], o.dynatemp_range = e[kDynatempRange];
+      o.dynatemp_exponent = e[kDynatempExponent], o.epsilon_cutoff = e[kEpsilonCutoff];
+      o.eta_cutoff = e[kEtaCutoff];
+      o.dry_multiplier = static_cast<float>(e[kDryMultiplier]);
+      o.dry_base = static_cast<float>(e[kDryBase]);
+      const bool ints = to_int(e[kMirostat], 0, 2, &o.mirostat) &&
+                        to_int(e[kDryAllowedLength], 0, 2147483647.0, &o.dry_allowed_length) &&
+                        to_int(e[kDryPenaltyLastN], -1, 2147483647.0, &o.dry_penalty_last_n) &&
+                        to_int(e[kNoRepeatNgramSize], 0, 4294967295.0, &o.no_repeat_ngram_size) &&
+                        to_int(e[kDryBreakers], 0, 268435456.0, &breakers);
+      if (!ints) return status(smx::SampleStatus::kBadOption);
+    }
+    const smx::SampleStatus st = smx::validate(o);
+    if (st != smx::SampleStatus::kOk) return status(st);
+    int32_t* ids = nullptr;
+    if (breakers > 0) {
+      ids = static_cast<int32_t*>(std::malloc(breakers * sizeof(int32_t)));
+      if (ids == nullptr) return status(smx::SampleStatus::kNoMemory);
+      const double* b = at<const double>(extra) + kExtraLen;
+      for (uint32_t i = 0; i < breakers; ++i) {
+        if (!to_int(b[i], 0, 2147483647.0, &ids[i])) {
+          std::free(ids);
+          return status(smx::SampleStatus::kBadOption);
+        }
+      }
+    }
+    smx::SampleStatus sb = s_.set_dry_breakers(ids, breakers);
+    std::free(ids);
+    if (sb != smx::SampleStatus::kOk) return status(sb);
     return status(s_.configure(o));
   }
   int32_t setLogitBias(Ptr index, Ptr bias, uint32_t count) {
@@ -137,6 +191,9 @@ class SamplerBinding {
   }
   // The 64-bit seed as two uint32 halves.
   void seed(uint32_t lo, uint32_t hi) { s_.seed((static_cast<uint64_t>(hi) << 32) | lo); }
+  // seed, clear the history, mirostat's mu = 2 tau.
+  void reset(uint32_t lo, uint32_t hi) { s_.reset((static_cast<uint64_t>(hi) << 32) | lo); }
+  double mirostatMu() const { return s_.mirostat_mu(); }
   int32_t accept(Ptr tokens, uint32_t count) { return status(s_.accept(at<const int32_t>(tokens), count)); }
   void clearHistory() { s_.clear_history(); }
   // The index (>= 0), or -SampleStatus.
@@ -190,10 +247,10 @@ EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_configure(Ptr s, double temperature, ui
                                                    uint32_t min_keep, double repetition_penalty,
                                                    double frequency_penalty,
                                                    double presence_penalty, int32_t penalty_last_n,
-                                                   Ptr order, int32_t order_len) {
+                                                   Ptr order, int32_t order_len, Ptr extra) {
   return at<SamplerBinding>(s)->configure(temperature, top_k, top_p, min_p, typical_p, min_keep,
                                           repetition_penalty, frequency_penalty, presence_penalty,
-                                          penalty_last_n, order, order_len);
+                                          penalty_last_n, order, order_len, extra);
 }
 EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_set_logit_bias(Ptr s, Ptr index, Ptr bias,
                                                         uint32_t count) {
@@ -206,6 +263,10 @@ EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_accept(Ptr s, Ptr tokens, uint32_t coun
   return at<SamplerBinding>(s)->accept(tokens, count);
 }
 EMSCRIPTEN_KEEPALIVE void smx_sampler_clear_history(Ptr s) { at<SamplerBinding>(s)->clearHistory(); }
+EMSCRIPTEN_KEEPALIVE void smx_sampler_reset(Ptr s, uint32_t lo, uint32_t hi) {
+  at<SamplerBinding>(s)->reset(lo, hi);
+}
+EMSCRIPTEN_KEEPALIVE double smx_sampler_mirostat_mu(Ptr s) { return at<SamplerBinding>(s)->mirostatMu(); }
 EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_sample(Ptr s, Ptr x, uint32_t n) {
   return at<SamplerBinding>(s)->sample(x, n);
 }

@@ -5,14 +5,33 @@
 // Create one with sm.createSampler(opts) (web/src/api.js).
 import { checkNumber, checkOptions, checkScores } from './api.js';
 
-const STEPS = ['temperature', 'topK', 'topP', 'minP', 'typicalP'];
+// Step names, indexed by their smx::Step code.
+const STEPS = [
+  'temperature', 'topK', 'topP', 'minP', 'typicalP',
+  'topNSigma', 'xtc', 'mirostat', 'dynatemp', 'epsilonCutoff', 'etaCutoff', 'dry', 'noRepeatNgram',
+];
+// smx::kOrderHf and smx::kOrderLlamaCpp (cpp/include/smx/sampler.h explains the places of the steps).
 const ORDERS = {
-  hf: ['temperature', 'topK', 'topP', 'minP', 'typicalP'],
-  'llama.cpp': ['topK', 'typicalP', 'topP', 'minP', 'temperature'],
+  hf: [
+    'noRepeatNgram', 'dry', 'temperature', 'dynatemp', 'topNSigma', 'topK', 'topP', 'minP', 'typicalP',
+    'epsilonCutoff', 'etaCutoff', 'xtc', 'mirostat',
+  ],
+  'llama.cpp': [
+    'noRepeatNgram', 'dry', 'topNSigma', 'topK', 'typicalP', 'topP', 'minP', 'epsilonCutoff', 'etaCutoff',
+    'xtc', 'temperature', 'dynatemp', 'mirostat',
+  ],
 };
+// The options of issue 8, in the order of the Float64Array that configure reads
+// (enum Extra in cpp/bindings/embind.cpp), then the DRY breaker count and ids.
+const EXTRA = [
+  'topNSigma', 'xtcProbability', 'xtcThreshold', 'mirostat', 'mirostatTau', 'mirostatEta',
+  'dynatempRange', 'dynatempExponent', 'epsilonCutoff', 'etaCutoff', 'dryMultiplier', 'dryBase',
+  'dryAllowedLength', 'dryPenaltyLastN', 'noRepeatNgramSize',
+];
 const OPTIONS = [
   'seed', 'temperature', 'topK', 'topP', 'minP', 'typicalP', 'minKeep', 'logitBias',
   'repetitionPenalty', 'frequencyPenalty', 'presencePenalty', 'penaltyLastN', 'history', 'order',
+  ...EXTRA, 'drySequenceBreakers',
 ];
 const UINT32_MAX = 2 ** 32 - 1;
 const INT32_MAX = 2 ** 31 - 1;
@@ -38,6 +57,21 @@ function checkRange(fn, name, v, lo, hi, loOpen, what) {
 function checkFinite(fn, name, v) {
   checkNumber(fn, name, v);
   if (!Number.isFinite(v)) throw new RangeError(`${fn}: ${name} must be finite, got ${v}`);
+  return v;
+}
+
+/** A finite number >= min that stays finite in float32 when float32 is set. */
+function checkAtLeast(fn, name, v, min, float32 = false) {
+  checkFinite(fn, name, v);
+  if (!(v >= min)) throw new RangeError(`${fn}: ${name} must be >= ${min}, got ${v}`);
+  if (float32 && !Number.isFinite(Math.fround(v))) throw new RangeError(`${fn}: ${name} must fit in float32, got ${v}`);
+  return v;
+}
+
+/** A cutoff in [0, 1). */
+function checkCutoff(fn, name, v) {
+  checkNumber(fn, name, v);
+  if (!(v >= 0 && v < 1)) throw new RangeError(`${fn}: ${name} must be in [0, 1), got ${v}`);
   return v;
 }
 
@@ -129,7 +163,10 @@ function checkOrder(fn, order, o) {
     throw new TypeError(`${fn}: order must be 'hf', 'llama.cpp' or an array of step names, got ${describe(order)}`);
   }
   const enabled = {
-    temperature: o.temperature !== 1, topK: o.topK !== 0, topP: o.topP !== 1, minP: o.minP !== 0, typicalP: o.typicalP !== 1,
+    // With dynatempRange > 0 the dynatemp step applies the temperature.
+    temperature: o.temperature !== 1 && o.dynatempRange === 0, topK: o.topK !== 0, topP: o.topP !== 1, minP: o.minP !== 0, typicalP: o.typicalP !== 1,
+    topNSigma: o.topNSigma > 0, xtc: o.xtcProbability > 0, mirostat: o.mirostat !== 0, dynatemp: o.dynatempRange > 0,
+    epsilonCutoff: o.epsilonCutoff > 0, etaCutoff: o.etaCutoff > 0, dry: o.dryMultiplier > 0, noRepeatNgram: o.noRepeatNgramSize > 0,
   };
   for (const s of STEPS) {
     if (enabled[s] && !steps.includes(s)) throw new RangeError(`${fn}: order lacks '${s}', but ${s} is set`);
@@ -151,8 +188,28 @@ function normalise(fn, opts) {
     frequencyPenalty: o.frequencyPenalty === undefined ? 0 : checkFinite(fn, 'frequencyPenalty', o.frequencyPenalty),
     presencePenalty: o.presencePenalty === undefined ? 0 : checkFinite(fn, 'presencePenalty', o.presencePenalty),
     penaltyLastN: o.penaltyLastN === undefined ? 64 : checkInt(fn, 'penaltyLastN', o.penaltyLastN, -1, INT32_MAX),
+    topNSigma: o.topNSigma === undefined ? 0 : checkAtLeast(fn, 'topNSigma', o.topNSigma, 0),
+    xtcProbability: o.xtcProbability === undefined ? 0 : checkRange(fn, 'xtcProbability', o.xtcProbability, 0, 1, false, '[0, 1]'),
+    xtcThreshold: o.xtcThreshold === undefined ? 0.1 : checkRange(fn, 'xtcThreshold', o.xtcThreshold, 0, 1, false, '[0, 1]'),
+    mirostat: o.mirostat === undefined ? 0 : checkInt(fn, 'mirostat', o.mirostat, 0, 2),
+    mirostatTau: o.mirostatTau === undefined ? 5 : checkAtLeast(fn, 'mirostatTau', o.mirostatTau, 0),
+    mirostatEta: o.mirostatEta === undefined ? 0.1 : checkAtLeast(fn, 'mirostatEta', o.mirostatEta, 0),
+    dynatempRange: o.dynatempRange === undefined ? 0 : checkAtLeast(fn, 'dynatempRange', o.dynatempRange, 0),
+    dynatempExponent: o.dynatempExponent === undefined ? 1 : checkAtLeast(fn, 'dynatempExponent', o.dynatempExponent, 0),
+    epsilonCutoff: o.epsilonCutoff === undefined ? 0 : checkCutoff(fn, 'epsilonCutoff', o.epsilonCutoff),
+    etaCutoff: o.etaCutoff === undefined ? 0 : checkCutoff(fn, 'etaCutoff', o.etaCutoff),
+    dryMultiplier: o.dryMultiplier === undefined ? 0 : checkAtLeast(fn, 'dryMultiplier', o.dryMultiplier, 0, true),
+    dryBase: o.dryBase === undefined ? 1.75 : checkAtLeast(fn, 'dryBase', o.dryBase, 1, true),
+    dryAllowedLength: o.dryAllowedLength === undefined ? 2 : checkInt(fn, 'dryAllowedLength', o.dryAllowedLength, 0, INT32_MAX),
+    dryPenaltyLastN: o.dryPenaltyLastN === undefined ? -1 : checkInt(fn, 'dryPenaltyLastN', o.dryPenaltyLastN, -1, INT32_MAX),
+    noRepeatNgramSize: o.noRepeatNgramSize === undefined ? 0 : checkInt(fn, 'noRepeatNgramSize', o.noRepeatNgramSize, 0, UINT32_MAX),
   };
   if (!(n.repetitionPenalty > 0)) throw new RangeError(`${fn}: repetitionPenalty must be > 0, got ${n.repetitionPenalty}`);
+  if (n.dynatempRange > 0 && !Number.isFinite(n.temperature)) {
+    throw new RangeError(`${fn}: dynatempRange needs a finite temperature, got temperature ${n.temperature}`);
+  }
+  n.drySequenceBreakers =
+    o.drySequenceBreakers === undefined ? new Int32Array(0) : checkTokens(fn, 'drySequenceBreakers', o.drySequenceBreakers);
   n.order = checkOrder(fn, o.order, n);
   n.logitBias = checkBias(fn, o.logitBias);
   n.history = o.history === undefined ? new Int32Array(0) : checkTokens(fn, 'history', o.history);
@@ -175,6 +232,8 @@ class Handle {
   }
 
   configure(...a) { return this.#m._smx_sampler_configure(this.#p, ...a); }
+  reset(lo, hi) { this.#m._smx_sampler_reset(this.#p, lo, hi); }
+  mirostatMu() { return this.#m._smx_sampler_mirostat_mu(this.#p); }
   setLogitBias(index, bias, count) { return this.#m._smx_sampler_set_logit_bias(this.#p, index, bias, count); }
   seed(lo, hi) { this.#m._smx_sampler_seed(this.#p, lo, hi); }
   accept(tokens, count) { return this.#m._smx_sampler_accept(this.#p, tokens, count); }
@@ -213,11 +272,17 @@ export class Sampler {
     this.#bias = o.logitBias;
     const h = new Handle(wasmModule);
     try {
-      const p = alloc(fn, 8 * o.logitBias.size + 4 * o.history.length + 32);
+      // order (int32, 64 bytes), then the Float64Array of the extra options.
+      const breakers = o.drySequenceBreakers;
+      const p = alloc(fn, 64 + 8 * (EXTRA.length + 1 + breakers.length));
       this.#m.HEAP32.set(o.order, p >> 2);
+      const extra = this.#m.HEAPF64.subarray((p + 64) >> 3, ((p + 64) >> 3) + EXTRA.length + 1 + breakers.length);
+      EXTRA.forEach((key, i) => (extra[i] = o[key]));
+      extra[EXTRA.length] = breakers.length;
+      extra.set(breakers, EXTRA.length + 1);
       const status = h.configure(
         o.temperature, o.topK, o.topP, o.minP, o.typicalP, o.minKeep,
-        o.repetitionPenalty, o.frequencyPenalty, o.presencePenalty, o.penaltyLastN, p, o.order.length,
+        o.repetitionPenalty, o.frequencyPenalty, o.presencePenalty, o.penaltyLastN, p, o.order.length, p + 64,
       );
       if (status !== STATUS.ok) throw new Error(`${fn}: internal status ${status} from configure`);
       const keys = Uint32Array.from(o.logitBias.keys());
@@ -236,7 +301,11 @@ export class Sampler {
     }
     const numbers = {};
     for (const key of OPTIONS) if (typeof o[key] === 'number') numbers[key] = o[key];
-    this.#options = Object.freeze({ ...numbers, order: Object.freeze(o.order.map((i) => STEPS[i])) });
+    this.#options = Object.freeze({
+      ...numbers,
+      drySequenceBreakers: Object.freeze(Array.from(o.drySequenceBreakers)),
+      order: Object.freeze(o.order.map((i) => STEPS[i])),
+    });
     registry?.register(this, h, this);
   }
 
@@ -248,6 +317,11 @@ export class Sampler {
   /** The options in use, defaults filled in (order as step names). */
   get options() {
     return this.#options;
+  }
+
+  /** Mirostat's state mu (2 * mirostatTau after creation and reset(); updated after every draw). */
+  get mirostatMu() {
+    return this.#live('mirostatMu').mirostatMu();
   }
 
   /** true after dispose(). */
@@ -292,7 +366,9 @@ export class Sampler {
       case STATUS.empty:
         throw new RangeError(`${where}: scores is empty`);
       case STATUS.allMasked:
-        throw new RangeError(`${where}: every entry of scores is -Infinity (masked${this.#bias.size ? ' or banned by logitBias' : ''})`);
+        throw new RangeError(
+          `${where}: every entry of scores is -Infinity (masked${this.#bias.size ? ' or banned by logitBias' : ''}${this.#options?.noRepeatNgramSize ? ' or banned by noRepeatNgramSize' : ''})`,
+        );
       case STATUS.nan: {
         const i = this.#h.errorIndex();
         const at = cols !== n ? ` (row ${Math.floor(i / cols)}, entry ${i % cols})` : '';
@@ -388,12 +464,12 @@ export class Sampler {
     this.#accept('accept', tokens);
   }
 
-  /** Restarts the stream from seed (a new random seed when omitted) and clears the history. */
+  /** Restarts the streams from seed (a new random seed when omitted), clears the history, sets mirostat's mu to 2 * mirostatTau. */
   reset(seed) {
     this.#live('reset');
     const s = seed === undefined ? randomSeed('Sampler.reset') : checkSeed('Sampler.reset', seed);
-    this.#h.clearHistory();
-    this.#reseed(s);
+    this.#seed = s;
+    this.#h.reset(Number(s & 0xffffffffn), Number(s >> 32n));
   }
 
   /** Frees the wasm side; later calls throw. Calling it again does nothing. */
