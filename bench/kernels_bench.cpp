@@ -30,7 +30,8 @@ std::vector<float> Scores(size_t n) {
   };
   for (size_t i = 0; i < n; ++i) {
     const double u1 = 1.0 - uniform(), u2 = uniform();
-    x[i] = static_cast<float>(3.0 * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+    x[i] =
+        static_cast<float>(3.0 * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
   }
   return x;
 }
@@ -49,6 +50,33 @@ benchmark::internal::Benchmark* Register(const char* name, k::rmax_ukernel* fn) 
   return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
     const auto x = Scores(state.range(0));
     for (auto _ : state) benchmark::DoNotOptimize(fn(x.size(), x.data()));
+    Done(state, x.size());
+  });
+}
+
+benchmark::internal::Benchmark* Register(const char* name, k::rminmax_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    float mm[2];
+    for (auto _ : state) {
+      fn(x.size(), x.data(), mm);
+      benchmark::DoNotOptimize(mm);
+    }
+    Done(state, x.size());
+  });
+}
+
+// The softmax fast path at T = 1: nc = round(max log2 e), lanes masked as
+// softmax does for these inputs (min < max - 80 is false for normal(0, 3)).
+benchmark::internal::Benchmark* Register(const char* name, k::raddstoreexpminusc_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<float> y(x.size());
+    const float nc = std::nearbyint(Max(x) * 0x1.715476p+0f);
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(fn(x.size(), x.data(), nc, false, y.data()));
+      benchmark::ClobberMemory();
+    }
     Done(state, x.size());
   });
 }
@@ -95,10 +123,10 @@ benchmark::internal::Benchmark* Register(const char* name, k::vlogsoftmax_ukerne
 
 int main(int argc, char** argv) {
   // One benchmark per kernel of kernels.inc, each at every size.
-#define SMX_KERNEL(op, name, isa)                                                  \
-  {                                                                                \
-    auto* b = Register(#name, static_cast<k::op##_ukernel*>(&k::name));           \
-    for (const int64_t n : kSizes) b->Arg(n);                                      \
+#define SMX_KERNEL(op, name, isa)                                       \
+  {                                                                     \
+    auto* b = Register(#name, static_cast<k::op##_ukernel*>(&k::name)); \
+    for (const int64_t n : kSizes) b->Arg(n);                           \
   }
 #include "kernels/kernels.inc"
 #undef SMX_KERNEL

@@ -12,15 +12,10 @@ float exp_f32(float x) {
   if (x != x) return x;
   if (x > 0x1.62E42Ep+6f) return std::numeric_limits<float>::infinity();  // > ln(FLT_MAX)
   if (x < -0x1.9FE368p+6f) return 0.0f;                                   // < ln(2^-150)
-  const float magic = 0x1.8p23f;
-  const float n = (x * kLog2e + magic) - magic;  // round(x / ln 2), in [-150, 128]
+  const float n = (x * kLog2e + kMagic) - kMagic;  // round(x / ln 2), in [-150, 128]
   float r = x - n * kLn2Hi;
   r = r - n * kLn2Lo;
-  float q = kC6 * r + kC5;
-  q = q * r + kC4;
-  q = q * r + kC3;
-  q = q * r + kC2;
-  const float p = (r * r) * q + r + 1.0f;
+  const float p = expm1_poly(r) + 1.0f;
   // 2^n as two normal factors, so that overflow and gradual underflow round once each.
   const int ni = static_cast<int>(n);
   const int n1 = ni / 2, n2 = ni - n1;

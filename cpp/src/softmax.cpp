@@ -14,12 +14,18 @@ namespace k = kernels;
 
 #if SMX_USE_SIMD
 k::rmax_ukernel* const rmax = k::f32_rmax__wasmsimd_u16_acc4;
+k::rminmax_ukernel* const rminmax = k::f32_rminmax__wasmsimd_u16_acc4;
+k::raddstoreexpminusc_ukernel* const raddstoreexpminusc =
+    k::f32_raddstoreexpminusc__wasmsimd_rr2_p6_u8_acc2;
 k::raddstoreexpminusmax_ukernel* const raddstoreexpminusmax =
     k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2;
 k::vscale_ukernel* const vscale = k::f32_vscale__wasmsimd_u8;
 k::vlogsoftmax_ukernel* const vlogsoftmax = k::f32_vlogsoftmax__wasmsimd_u8;
 #else
 k::rmax_ukernel* const rmax = k::f32_rmax__scalar_u4;
+k::rminmax_ukernel* const rminmax = k::f32_rminmax__scalar_u4;
+k::raddstoreexpminusc_ukernel* const raddstoreexpminusc =
+    k::f32_raddstoreexpminusc__scalar_rr2_p6_u8_acc2;
 k::raddstoreexpminusmax_ukernel* const raddstoreexpminusmax =
     k::f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2;
 k::vscale_ukernel* const vscale = k::f32_vscale__scalar_u4;
@@ -28,6 +34,7 @@ k::vlogsoftmax_ukernel* const vlogsoftmax = k::f32_vlogsoftmax__scalar_u4;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr double kLn2 = 0x1.62E42FEFA39EFp-1;
 
 void fill(float* y, size_t n, float v) {
   for (size_t i = 0; i < n; ++i) y[i] = v;
@@ -73,8 +80,26 @@ Status masked_fill(float* y, size_t n, Masked policy, bool log) {
   return Status::kOk;
 }
 
+// sum_i exp((x_i - shift) / T), stored in y unless y is null; returns the sum
+// and the shift it is relative to (in double). At T = 1 and |max| <= 1024 the
+// shift is the multiple of ln 2 nearest max, which the fast kernel subtracts
+// without rounding; otherwise it is max, subtracted exactly by TwoSum.
+struct ExpSum {
+  double sum, shift;
+};
+ExpSum exp_sum(const float* x, size_t n, float min, float max, float t, float* y) {
+  if (t == 1.0f && max >= -1024.0f && max <= 1024.0f) {
+    const float nc = (max * k::kLog2e + k::kMagic) - k::kMagic;  // round(max log2 e)
+    const bool mask = !(min >= max - 80.0f);                     // some lane may fall below 2^-126
+    return {raddstoreexpminusc(n, x, nc, mask, y), static_cast<double>(nc) * kLn2};
+  }
+  return {raddstoreexpminusmax(n, x, max, t, y), static_cast<double>(max)};
+}
+
 Status softmax_slice(const float* x, float* y, size_t n, const Options& o) {
-  const float max = rmax(n, x);
+  float mm[2];
+  rminmax(n, x, mm);
+  const float max = mm[1];
   const Case c = classify(max, o.temperature);
   switch (c) {
     case Case::kNaN:
@@ -91,13 +116,15 @@ Status softmax_slice(const float* x, float* y, size_t n, const Options& o) {
     case Case::kNormal:
       break;
   }
-  const double sum = raddstoreexpminusmax(n, x, max, o.temperature, y);
-  vscale(n, y, static_cast<float>(1.0 / sum), y);
+  const ExpSum e = exp_sum(x, n, mm[0], max, o.temperature, y);
+  vscale(n, y, static_cast<float>(1.0 / e.sum), y);
   return Status::kOk;
 }
 
 Status log_softmax_slice(const float* x, float* y, size_t n, const Options& o) {
-  const float max = rmax(n, x);
+  float mm[2];
+  rminmax(n, x, mm);
+  const float max = mm[1];
   const Case c = classify(max, o.temperature);
   switch (c) {
     case Case::kNaN:
@@ -114,14 +141,18 @@ Status log_softmax_slice(const float* x, float* y, size_t n, const Options& o) {
     case Case::kNormal:
       break;
   }
-  const double sum = raddstoreexpminusmax(n, x, max, o.temperature, nullptr);
-  vlogsoftmax(n, x, max, o.temperature, static_cast<float>(log_f64(sum)), y);
+  // log sum exp((x - max) / T) = log(sum) + (shift - max) / T
+  const ExpSum e = exp_sum(x, n, mm[0], max, o.temperature, nullptr);
+  const double lse = log_f64(e.sum) + (e.shift - static_cast<double>(max)) / o.temperature;
+  vlogsoftmax(n, x, max, o.temperature, static_cast<float>(lse), y);
   return Status::kOk;
 }
 
 double log_sum_exp_slice(const float* x, size_t n, const Options& o) {
   if (n == 0) return -std::numeric_limits<double>::infinity();
-  const float max = rmax(n, x);
+  float mm[2];
+  rminmax(n, x, mm);
+  const float max = mm[1];
   const Case c = classify(max, o.temperature);
   switch (c) {
     case Case::kNaN:
@@ -139,8 +170,8 @@ double log_sum_exp_slice(const float* x, size_t n, const Options& o) {
     case Case::kNormal:
       break;
   }
-  const double sum = raddstoreexpminusmax(n, x, max, o.temperature, nullptr);
-  return static_cast<double>(max) / static_cast<double>(o.temperature) + log_f64(sum);
+  const ExpSum e = exp_sum(x, n, mm[0], max, o.temperature, nullptr);
+  return e.shift / static_cast<double>(o.temperature) + log_f64(e.sum);
 }
 
 Status naive_slice(const float* x, float* y, size_t n, const Options& o) {

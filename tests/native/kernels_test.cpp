@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "kernels/exp_rr2_p6.h"
@@ -167,5 +168,81 @@ TEST(Kernels, VlogsoftmaxMatchesDouble) {
         }
       }
     }
+  }
+}
+
+TEST(Kernels, RminmaxMatchesAndFlagsNaN) {
+  for (size_t n : sizes()) {
+    for (size_t offset : {0, 1}) {
+      auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 17);
+      const float* x = buf.data() + offset;
+      float lo = INFINITY, hi = -INFINITY;
+      for (size_t i = 0; i < n; ++i) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
+      float s[2], v[2];
+      k::f32_rminmax__scalar_u4(n, x, s);
+      k::f32_rminmax__wasmsimd_u16_acc4(n, x, v);
+      ASSERT_EQ(s[0], lo);
+      ASSERT_EQ(s[1], hi);
+      ASSERT_EQ(ref::bits(v[0]), ref::bits(s[0]));
+      ASSERT_EQ(ref::bits(v[1]), ref::bits(s[1]));
+      buf[offset + (n * 3) / 5] = NAN;
+      k::f32_rminmax__scalar_u4(n, x, s);
+      k::f32_rminmax__wasmsimd_u16_acc4(n, x, v);
+      ASSERT_TRUE(std::isnan(s[1]) && std::isnan(v[1])) << n;
+    }
+  }
+  // Zeros of either sign come out as +0, whatever the lane order.
+  std::vector<float> z(37, -0.0f);
+  z[20] = 0.0f;
+  float v[2];
+  k::f32_rminmax__wasmsimd_u16_acc4(z.size(), z.data(), v);
+  EXPECT_EQ(ref::bits(v[0]), 0u);
+  EXPECT_EQ(ref::bits(v[1]), 0u);
+  const float inf[4] = {-INFINITY, 2, INFINITY, -INFINITY};
+  k::f32_rminmax__scalar_u4(4, inf, v);
+  EXPECT_EQ(v[0], -INFINITY);
+  EXPECT_EQ(v[1], INFINITY);
+}
+
+TEST(Kernels, RaddstoreexpminuscMatchesDoubleAndVariantsAgree) {
+  // y = exp(x - nc ln 2) with nc = round(max log2 e), for |max| <= 1024.
+  for (double center : {0.0, 13.0, -700.0, 1020.0, -1020.0}) {
+    double worst = 0;
+    for (size_t n : sizes()) {
+      if (n > 262144) continue;
+      for (size_t offset : {0, 1}) {
+        auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) * 3 + offset);
+        for (auto& v : buf) v = static_cast<float>(v + center);
+        if (n > 8) buf[offset + n / 2] = -INFINITY;  // masked
+        const float* x = buf.data() + offset;
+        float mm[2];
+        k::f32_rminmax__scalar_u4(n, x, mm);
+        const float nc = std::nearbyint(mm[1] * k::kLog2e);
+        const double c = static_cast<double>(nc) * 0.693147180559945309417;
+        const bool mask = !(mm[0] >= mm[1] - 80.0f);
+        std::vector<float> ys(n + 1), yv(n + 1);
+        const double ss =
+            k::f32_raddstoreexpminusc__scalar_rr2_p6_u8_acc2(n, x, nc, mask, ys.data() + offset);
+        const double sv =
+            k::f32_raddstoreexpminusc__wasmsimd_rr2_p6_u8_acc2(n, x, nc, mask, yv.data() + offset);
+        ASSERT_EQ(ss, sv) << center << " n=" << n;
+        EXPECT_EQ(sv, k::f32_raddstoreexpminusc__wasmsimd_rr2_p6_u8_acc2(n, x, nc, mask, nullptr));
+        double exact = 0;
+        for (size_t i = 0; i < n; ++i) {
+          const float y = yv[i + offset];
+          ASSERT_EQ(ref::bits(ys[i + offset]), ref::bits(y)) << center << " n=" << n << " i=" << i;
+          const double r = std::exp(static_cast<double>(x[i]) - c);
+          exact += r;
+          if (r >= 0x1p-126) {
+            worst = std::max(worst, ref::ulps(y, r));
+            ASSERT_LE(ref::ulps(y, r), k::kExpShiftedBoundUlp) << center << " x=" << x[i];
+          } else {
+            ASSERT_LE(std::fabs(y - r), 0x1p-126) << center << " x=" << x[i];
+          }
+        }
+        EXPECT_LE(std::fabs(sv - exact), 5e-7 * exact) << center << " n=" << n;
+      }
+    }
+    std::printf("raddstoreexpminusc around %g: max error %.4f ulp\n", center, worst);
   }
 }

@@ -52,6 +52,15 @@ inline float bits_float(uint32_t u) {
   return f;
 }
 
+// e^r - 1 for |r| <= ln2/2: r + r^2 (c2 + r (c3 + r (c4 + r (c5 + r c6)))).
+inline float expm1_poly(float r) {
+  float q = kC6 * r + kC5;
+  q = q * r + kC4;
+  q = q * r + kC3;
+  q = q * r + kC2;
+  return (r * r) * q + r;
+}
+
 // e^(z + c) for z <= 0 and |c| <= ulp(z); +0 when z < kExpCutoff (also z = -inf).
 inline float exp_rr2_p6(float z, float c) {
   const float t = z * kLog2e + kMagicBias;
@@ -60,14 +69,35 @@ inline float exp_rr2_p6(float z, float c) {
   float r = z - n * kLn2Hi;
   r = r - n * kLn2Lo;
   r = r + c;
-  float q = kC6 * r + kC5;
-  q = q * r + kC4;
-  q = q * r + kC3;
-  q = q * r + kC2;
-  const float p = (r * r) * q + r;
-  const float f = (p + 1.0f) * s;
+  const float f = (expm1_poly(r) + 1.0f) * s;
   return z < kExpCutoff ? 0.0f : f;
 }
+
+// exp(x - nc ln 2) for an integer nc with |nc| <= 2900 and x <= (nc + 0.5) ln 2 + 0.01,
+// the same polynomial: n = round(x log2 e) is reduced from x itself (Cody-Waite
+// is exact for |n| < 2^12) and 2^(n - nc) comes from the exponent bits of
+// t = x log2 e + kMagic + 127 - nc. Results below 2^-126 are garbage unless
+// masked: kExpShiftFloor is the t below which they are. Error: the exp_rr2_p6
+// bound plus the reduction of x (|n| ulp-ish terms of n ln2_lo): at most
+// kExpShiftedBoundUlp = 1.25 ulp for |nc| <= 1478 (|max| <= 1024) (tests/native/kernels_test.cpp;
+// 1.05 ulp at nc = 0, swept over every float by exp_sweep_test.cpp).
+inline constexpr double kExpShiftedBoundUlp = 1.25;
+inline constexpr float kMagic = 0x1.8p23f;
+inline constexpr float kExpShiftFloor = kMagic + 1.0f;
+template <bool kMask>
+inline float exp_shifted(float x, float bias) {
+  const float t = x * kLog2e + bias;
+  const float s = bits_float(float_bits(t) << 23);
+  const float n = t - bias;
+  float r = x - n * kLn2Hi;
+  r = r - n * kLn2Lo;
+  const float f = (expm1_poly(r) + 1.0f) * s;
+  return kMask && t < kExpShiftFloor ? 0.0f : f;
+}
+
+// pmax / pmin as WebAssembly's f32x4.pmax / pmin.
+inline float pmax(float a, float b) { return a < b ? b : a; }
+inline float pmin(float a, float b) { return b < a ? b : a; }
 
 // Exactly x - m as d + e (Knuth's TwoSum): d = fl(x - m), e its rounding error.
 struct TwoDiff {

@@ -3,6 +3,16 @@
 // accumulators and reduction order. Names follow op__isa_algorithm_unroll_accs.
 //
 //   rmax(n, x)                      -> max of x[0..n) (NaN if any is NaN); n >= 1
+//   rminmax(n, x, mm)               mm[0] = min, mm[1] = max of x[0..n); max is NaN
+//                                    if any x is NaN; a zero result is +0. n >= 1
+//   raddstoreexpminusc(n, x, nc, mask, y)
+//                                    y[i] = exp(x[i] - nc ln 2), returns the sum (as
+//                                    below). The fast path of softmax at T = 1:
+//                                    nc = round(max log2 e) and |max| <= 1024, so the
+//                                    shift by a multiple of ln 2 costs no rounding
+//                                    and x - max needs no TwoSum. mask: zero the
+//                                    lanes below 2^-126 (needed when min < max - 80
+//                                    or -Infinity occurs). y may be null.
 //   raddstoreexpminusmax(n, x, m, t, y)
 //                                    y[i] = exp((x[i] - m) / t), returns the sum of
 //                                    y in double (float32 partial sums of 8
@@ -18,6 +28,8 @@
 namespace smx::kernels {
 
 using rmax_ukernel = float(size_t n, const float* x);
+using rminmax_ukernel = void(size_t n, const float* x, float* min_max);
+using raddstoreexpminusc_ukernel = double(size_t n, const float* x, float nc, bool mask, float* y);
 using raddstoreexpminusmax_ukernel = double(size_t n, const float* x, float max, float t, float* y);
 using vscale_ukernel = void(size_t n, const float* x, float s, float* y);
 using vlogsoftmax_ukernel = void(size_t n, const float* x, float max, float t, float c, float* y);

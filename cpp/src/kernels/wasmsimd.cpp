@@ -8,6 +8,17 @@
 
 namespace smx::kernels {
 
+namespace {
+float hi_lane_max(v128_t v) {
+  return pmax(pmax(wasm_f32x4_extract_lane(v, 0), wasm_f32x4_extract_lane(v, 1)),
+              pmax(wasm_f32x4_extract_lane(v, 2), wasm_f32x4_extract_lane(v, 3)));
+}
+float lo_lane_min(v128_t v) {
+  return pmin(pmin(wasm_f32x4_extract_lane(v, 0), wasm_f32x4_extract_lane(v, 1)),
+              pmin(wasm_f32x4_extract_lane(v, 2), wasm_f32x4_extract_lane(v, 3)));
+}
+}  // namespace
+
 float f32_rmax__wasmsimd_u16_acc4(size_t n, const float* x) {
   if (n < 16) return f32_rmax__scalar_u4(n, x);
   v128_t m0 = wasm_v128_load(x), m1 = wasm_v128_load(x + 4);
@@ -27,7 +38,62 @@ float f32_rmax__wasmsimd_u16_acc4(size_t n, const float* x) {
   return m;
 }
 
+void f32_rminmax__wasmsimd_u16_acc4(size_t n, const float* x, float* min_max) {
+  if (n < 16) return f32_rminmax__scalar_u4(n, x, min_max);
+  v128_t hi0 = wasm_v128_load(x), hi1 = wasm_v128_load(x + 4);
+  v128_t hi2 = wasm_v128_load(x + 8), hi3 = wasm_v128_load(x + 12);
+  v128_t lo0 = hi0, lo1 = hi1, lo2 = hi2, lo3 = hi3;
+  v128_t nan = wasm_v128_or(wasm_v128_or(wasm_f32x4_ne(hi0, hi0), wasm_f32x4_ne(hi1, hi1)),
+                            wasm_v128_or(wasm_f32x4_ne(hi2, hi2), wasm_f32x4_ne(hi3, hi3)));
+  size_t i = 16;
+  for (; i + 16 <= n; i += 16) {
+    const v128_t v0 = wasm_v128_load(x + i), v1 = wasm_v128_load(x + i + 4);
+    const v128_t v2 = wasm_v128_load(x + i + 8), v3 = wasm_v128_load(x + i + 12);
+    hi0 = wasm_f32x4_pmax(hi0, v0), lo0 = wasm_f32x4_pmin(lo0, v0);
+    hi1 = wasm_f32x4_pmax(hi1, v1), lo1 = wasm_f32x4_pmin(lo1, v1);
+    hi2 = wasm_f32x4_pmax(hi2, v2), lo2 = wasm_f32x4_pmin(lo2, v2);
+    hi3 = wasm_f32x4_pmax(hi3, v3), lo3 = wasm_f32x4_pmin(lo3, v3);
+    nan =
+        wasm_v128_or(nan, wasm_v128_or(wasm_v128_or(wasm_f32x4_ne(v0, v0), wasm_f32x4_ne(v1, v1)),
+                                       wasm_v128_or(wasm_f32x4_ne(v2, v2), wasm_f32x4_ne(v3, v3))));
+  }
+  for (; i + 4 <= n; i += 4) {
+    const v128_t v = wasm_v128_load(x + i);
+    hi0 = wasm_f32x4_pmax(hi0, v), lo0 = wasm_f32x4_pmin(lo0, v);
+    nan = wasm_v128_or(nan, wasm_f32x4_ne(v, v));
+  }
+  const v128_t hi = wasm_f32x4_pmax(wasm_f32x4_pmax(hi0, hi1), wasm_f32x4_pmax(hi2, hi3));
+  const v128_t lo = wasm_f32x4_pmin(wasm_f32x4_pmin(lo0, lo1), wasm_f32x4_pmin(lo2, lo3));
+  float mx = hi_lane_max(hi), mn = lo_lane_min(lo);
+  bool has_nan = wasm_v128_any_true(nan);
+  for (; i < n; ++i) mx = pmax(mx, x[i]), mn = pmin(mn, x[i]), has_nan |= x[i] != x[i];
+  min_max[0] = mn + 0.0f;  // +0 for a zero of either sign
+  min_max[1] = has_nan ? std::numeric_limits<float>::quiet_NaN() : mx + 0.0f;
+}
+
 namespace {
+
+// The vector twin of expm1_poly.
+inline v128_t expm1_poly_x4(v128_t r) {
+  v128_t q = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(kC6), r), wasm_f32x4_splat(kC5));
+  q = wasm_f32x4_add(wasm_f32x4_mul(q, r), wasm_f32x4_splat(kC4));
+  q = wasm_f32x4_add(wasm_f32x4_mul(q, r), wasm_f32x4_splat(kC3));
+  q = wasm_f32x4_add(wasm_f32x4_mul(q, r), wasm_f32x4_splat(kC2));
+  return wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_mul(r, r), q), r);
+}
+
+// The vector twin of exp_shifted.
+template <bool kMask>
+inline v128_t exp_shifted_x4(v128_t x, v128_t bias) {
+  const v128_t t = wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(kLog2e)), bias);
+  const v128_t s = wasm_i32x4_shl(t, 23);
+  const v128_t n = wasm_f32x4_sub(t, bias);
+  v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Hi)));
+  r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Lo)));
+  const v128_t f = wasm_f32x4_mul(wasm_f32x4_add(expm1_poly_x4(r), wasm_f32x4_splat(1.0f)), s);
+  if (!kMask) return f;
+  return wasm_v128_andnot(f, wasm_f32x4_lt(t, wasm_f32x4_splat(kExpShiftFloor)));
+}
 
 // The vector twin of exp_rr2_p6 (same operations, same order).
 inline v128_t exp_rr2_p6_x4(v128_t z, v128_t c) {
@@ -38,12 +104,7 @@ inline v128_t exp_rr2_p6_x4(v128_t z, v128_t c) {
   v128_t r = wasm_f32x4_sub(z, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Hi)));
   r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Lo)));
   r = wasm_f32x4_add(r, c);
-  v128_t q = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(kC6), r), wasm_f32x4_splat(kC5));
-  q = wasm_f32x4_add(wasm_f32x4_mul(q, r), wasm_f32x4_splat(kC4));
-  q = wasm_f32x4_add(wasm_f32x4_mul(q, r), wasm_f32x4_splat(kC3));
-  q = wasm_f32x4_add(wasm_f32x4_mul(q, r), wasm_f32x4_splat(kC2));
-  const v128_t p = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_mul(r, r), q), r);
-  const v128_t f = wasm_f32x4_mul(wasm_f32x4_add(p, wasm_f32x4_splat(1.0f)), s);
+  const v128_t f = wasm_f32x4_mul(wasm_f32x4_add(expm1_poly_x4(r), wasm_f32x4_splat(1.0f)), s);
   return wasm_v128_andnot(f, wasm_f32x4_lt(z, wasm_f32x4_splat(kExpCutoff)));
 }
 
@@ -53,8 +114,7 @@ inline void scaled_diff_x4(v128_t x, v128_t neg_max, v128_t t, v128_t neg_max_t,
                            v128_t* c) {
   const v128_t d = wasm_f32x4_add(x, neg_max);
   const v128_t bb = wasm_f32x4_sub(d, x);
-  v128_t e =
-      wasm_f32x4_add(wasm_f32x4_sub(x, wasm_f32x4_sub(d, bb)), wasm_f32x4_sub(neg_max, bb));
+  v128_t e = wasm_f32x4_add(wasm_f32x4_sub(x, wasm_f32x4_sub(d, bb)), wasm_f32x4_sub(neg_max, bb));
   e = wasm_v128_andnot(e, wasm_f32x4_ne(e, e));  // NaN (an intermediate overflow) -> 0
   if (!kScaled) {
     *z = d, *c = e;
@@ -78,18 +138,18 @@ inline v128_t exp_minus_max_x4(v128_t x, v128_t neg_max, v128_t t, v128_t neg_ma
 
 inline v128_t high_half(v128_t a) { return wasm_i32x4_shuffle(a, a, 2, 3, 2, 3); }
 
-template <bool kScaled, bool kStore>
-double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float* y) {
-  const float neg_max_s = -max, neg_max_t_s = neg_max_s / t;
-  const v128_t neg_max = wasm_f32x4_splat(neg_max_s), neg_max_t = wasm_f32x4_splat(neg_max_t_s);
-  const v128_t vt = wasm_f32x4_splat(t);
+// The loop shared by the exp-store-sum kernels: blocks of 32 elements in two
+// 4-lane float accumulators (8 values per lane), folded into two float64
+// lanes; then whole vectors, then a scalar tail. vexp and sexp are the vector
+// and the scalar exp, which give the same bits.
+template <bool kStore, typename VExp, typename SExp>
+double raddstore(size_t n, const float* x, float* y, VExp vexp, SExp sexp) {
   v128_t dlo = wasm_f64x2_splat(0.0), dhi = wasm_f64x2_splat(0.0);
   for (; n >= 32; n -= 32, x += 32, y += kStore ? 32 : 0) {
     v128_t acc0 = wasm_f32x4_splat(0.0f), acc1 = acc0;
     for (size_t j = 0; j < 32; j += 8) {
-      const v128_t e0 = exp_minus_max_x4<kScaled>(wasm_v128_load(x + j), neg_max, vt, neg_max_t);
-      const v128_t e1 =
-          exp_minus_max_x4<kScaled>(wasm_v128_load(x + j + 4), neg_max, vt, neg_max_t);
+      const v128_t e0 = vexp(wasm_v128_load(x + j));
+      const v128_t e1 = vexp(wasm_v128_load(x + j + 4));
       if (kStore) wasm_v128_store(y + j, e0), wasm_v128_store(y + j + 4, e1);
       acc0 = wasm_f32x4_add(acc0, e0);
       acc1 = wasm_f32x4_add(acc1, e1);
@@ -99,19 +159,38 @@ double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float*
     dhi = wasm_f64x2_add(dhi, wasm_f64x2_promote_low_f32x4(high_half(a)));
   }
   for (; n >= 4; n -= 4, x += 4, y += kStore ? 4 : 0) {
-    const v128_t a = exp_minus_max_x4<kScaled>(wasm_v128_load(x), neg_max, vt, neg_max_t);
+    const v128_t a = vexp(wasm_v128_load(x));
     if (kStore) wasm_v128_store(y, a);
     dlo = wasm_f64x2_add(dlo, wasm_f64x2_promote_low_f32x4(a));
     dhi = wasm_f64x2_add(dhi, wasm_f64x2_promote_low_f32x4(high_half(a)));
   }
   double tail = 0;
   for (size_t i = 0; i < n; ++i) {
-    const float e = exp_minus_max<kScaled>(x[i], neg_max_s, t, neg_max_t_s);
+    const float e = sexp(x[i]);
     if (kStore) y[i] = e;
     tail += e;
   }
   return (wasm_f64x2_extract_lane(dlo, 0) + wasm_f64x2_extract_lane(dlo, 1)) +
          (wasm_f64x2_extract_lane(dhi, 0) + wasm_f64x2_extract_lane(dhi, 1)) + tail;
+}
+
+template <bool kScaled, bool kStore>
+double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float* y) {
+  const float neg_max_s = -max, neg_max_t_s = neg_max_s / t;
+  const v128_t neg_max = wasm_f32x4_splat(neg_max_s), neg_max_t = wasm_f32x4_splat(neg_max_t_s);
+  const v128_t vt = wasm_f32x4_splat(t);
+  return raddstore<kStore>(
+      n, x, y, [=](v128_t v) { return exp_minus_max_x4<kScaled>(v, neg_max, vt, neg_max_t); },
+      [=](float v) { return exp_minus_max<kScaled>(v, neg_max_s, t, neg_max_t_s); });
+}
+
+template <bool kMask, bool kStore>
+double raddstoreexpminusc(size_t n, const float* x, float nc, float* y) {
+  const float bias_s = kMagic + 127.0f - nc;
+  const v128_t bias = wasm_f32x4_splat(bias_s);
+  return raddstore<kStore>(
+      n, x, y, [=](v128_t v) { return exp_shifted_x4<kMask>(v, bias); },
+      [=](float v) { return exp_shifted<kMask>(v, bias_s); });
 }
 
 }  // namespace
@@ -123,6 +202,16 @@ double f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(size_t n, const float* 
                      : raddstoreexpminusmax<true, false>(n, x, max, t, y);
   return t == 1.0f ? raddstoreexpminusmax<false, true>(n, x, max, t, y)
                    : raddstoreexpminusmax<true, true>(n, x, max, t, y);
+}
+
+double f32_raddstoreexpminusc__wasmsimd_rr2_p6_u8_acc2(size_t n, const float* x, float nc,
+                                                       bool mask, float* y) {
+  if (mask) {
+    return y == nullptr ? raddstoreexpminusc<true, false>(n, x, nc, y)
+                        : raddstoreexpminusc<true, true>(n, x, nc, y);
+  }
+  return y == nullptr ? raddstoreexpminusc<false, false>(n, x, nc, y)
+                      : raddstoreexpminusc<false, true>(n, x, nc, y);
 }
 
 void f32_vscale__wasmsimd_u8(size_t n, const float* x, float s, float* y) {
