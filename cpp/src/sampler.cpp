@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "select.h"
 #include "sampler_extra.h"
 #include "smx/softmax.h"
 
@@ -269,12 +270,24 @@ SampleStatus Sampler::load(const float* x, size_t n) {
   if (n > 0x7FFFFFFFu) return SampleStatus::kBadOption;
   const SampleStatus s = reserve(n);
   if (s != SampleStatus::kOk) return s;
-  for (size_t i = 0; i < n; ++i) {
-    if (x[i] != x[i]) {
-      error_index_ = i;
-      return SampleStatus::kNaNScore;
+  // Copy and NaN check in blocks without an early exit (vectorizable).
+  float* l = logits_.data();
+  for (size_t i0 = 0; i0 < n; i0 += 1024) {
+    const size_t end = std::min(n, i0 + 1024);
+    unsigned nan = 0;
+    for (size_t i = i0; i < end; ++i) {
+      const float v = x[i];
+      l[i] = v;
+      nan |= static_cast<unsigned>(v != v);
     }
-    logits_[i] = x[i];
+    if (nan != 0) {
+      for (size_t i = i0;; ++i) {
+        if (x[i] != x[i]) {
+          error_index_ = i;
+          return SampleStatus::kNaNScore;
+        }
+      }
+    }
   }
   for (size_t i = 0; i < bias_len_; ++i) {
     const uint32_t j = bias_index_[i];
@@ -352,14 +365,15 @@ void Sampler::keep_first(size_t cut, bool by_key) {
 void Sampler::top_k(uint32_t k) {
   const size_t kk = std::max<size_t>(k, opts_.min_keep);
   if (k == 0 || kk >= m_) return;
+  // The first kk positions, ascending (a threshold scan or a radix select on
+  // the raw logits: no exp), then gathered in place (a[j] >= j).
   uint32_t* a = perm_.data();
-  if (kk * 16 <= m_) {
-    heap_select_first(a, m_, kk, g_.data());
-    return keep_first(a[0], false);
+  sel::first_k(g_.data(), m_, kk, a, reinterpret_cast<uint32_t*>(cum_.data()));
+  for (size_t j = 0; j < kk; ++j) {
+    cand_[j] = cand_[a[j]];
+    g_[j] = g_[a[j]];
   }
-  for (size_t p = 0; p < m_; ++p) a[p] = static_cast<uint32_t>(p);
-  select_first(a, m_, kk, ByLogit{g_.data()});
-  keep_first(a[kk - 1], false);
+  m_ = kk;
 }
 
 void Sampler::top_p(double p) {
@@ -368,6 +382,18 @@ void Sampler::top_p(double p) {
   const double target = (p - kMassSlack) * total_;
   if (!(target > 0.0)) return top_k(1);
   uint32_t* a = perm_.data();
+  // O(m) radix cut by mass. Its double sums run in another order than the
+  // sorted cumulative sum below, but they are exact (so equal) when every
+  // probability up to the cut is a float >= 2^-29 (a multiple of 2^-52, sums
+  // < 2); q is non-decreasing in the logit within a few ulp, so q[cut] >=
+  // 2^-27 vouches for the whole prefix. Otherwise the code below decides.
+  if (m_ > 1024) {
+    const sel::MassCut c = sel::mass_cut(g_.data(), q_.data(), m_, target, a);
+    if (c.found && q_[c.pos] >= 0x1p-27f) {
+      if (c.rank < opts_.min_keep) return top_k(opts_.min_keep);
+      return keep_first(c.pos, false);
+    }
+  }
   const ByLogit by_logit{g_.data()};
   // Peaked distributions: the cut is among the first few; try growing prefixes.
   for (size_t k = 64; k * 16 <= m_; k *= 8) {
@@ -424,6 +450,25 @@ void Sampler::typical_p(double mass) {
   const double target = (mass - kMassSlack) * total_;
   if (!(target > 0.0)) return top_k(1);
   uint32_t* a = perm_.data();
+  // O(m) radix cut, used when its sums are exact (see top_p): every key is a
+  // number and every probability up to the cut is 0 or a float >= 2^-29.
+  if (m_ > 1024) {
+    const sel::MassCut c = sel::mass_cut_by_key(key_.data(), q_.data(), m_, target, a);
+    if (c.found) {
+      const double kc = key_[c.pos];
+      unsigned bad = 0;
+      for (size_t j = 0; j < m_; ++j) {
+        const double kj = key_[j];
+        const bool in = kj < kc || (kj == kc && j <= c.pos);
+        bad |= static_cast<unsigned>(kj != kj) |
+               static_cast<unsigned>(in && q_[j] != 0.0f && q_[j] < 0x1p-29f);
+      }
+      if (bad == 0) {
+        if (c.rank < opts_.min_keep) return top_k(opts_.min_keep);
+        return keep_first(c.pos, true);
+      }
+    }
+  }
   for (size_t i = 0; i < m_; ++i) a[i] = static_cast<uint32_t>(i);
   const Cut c = weighted_cut(a, m_, q_.data(), target, ByKey{key_.data()});
   if (c.rank < opts_.min_keep) return top_k(opts_.min_keep);
@@ -474,11 +519,21 @@ void Sampler::finish() {
 SampleStatus Sampler::prepare(const float* x, size_t n) {
   const SampleStatus s = load(x, n);
   if (s != SampleStatus::kOk) return s;
-  m_ = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (logits_[i] != -kInf) {
-      cand_[m_] = static_cast<uint32_t>(i);
-      g_[m_++] = logits_[i];
+  const float* l = logits_.data();
+  size_t masked = 0;
+  for (size_t i = 0; i < n; ++i) masked += l[i] == -kInf;
+  if (masked == 0) {
+    std::memcpy(g_.data(), l, n * sizeof(float));
+    uint32_t* c = cand_.data();
+    for (size_t i = 0; i < n; ++i) c[i] = static_cast<uint32_t>(i);
+    m_ = n;
+  } else {
+    m_ = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (l[i] != -kInf) {
+        cand_[m_] = static_cast<uint32_t>(i);
+        g_[m_++] = l[i];
+      }
     }
   }
   if (m_ == 0) return SampleStatus::kAllMasked;

@@ -207,7 +207,7 @@ uint32_t kth(const float* g, size_t m, size_t k, uint32_t* scratch) {
 }
 
 void first_k(const float* g, size_t m, size_t k, uint32_t* out, uint32_t* scratch) {
-  if (k * 16 <= m && k <= 4096) {
+  if (k * 16 <= m && k <= 256) {
     heap_first_k(g, m, k, out);
     std::sort(out, out + k);  // distinct integers: one result
     return;
