@@ -81,17 +81,25 @@ Status masked_fill(float* y, size_t n, Masked policy, bool log) {
 }
 
 // sum_i exp((x_i - shift) / T), stored in y unless y is null; returns the sum
-// and the shift it is relative to (in double). At T = 1 and |max| <= 1024 the
-// shift is the multiple of ln 2 nearest max, which the fast kernel subtracts
-// without rounding; otherwise it is max, subtracted exactly by TwoSum.
+// and the shift it is relative to (in double). The shift is max, subtracted
+// exactly by TwoSum, so that the largest entry's exp is exactly 1 and its
+// probability 1 / sum is rounded once. Fast path for softmax of long slices
+// (fast == true) at T = 1 and |max| <= 1024: the shift is the multiple of ln 2
+// nearest max, which the kernel subtracts without rounding and without TwoSum;
+// a slice that this leaves dominated by its maximum (the others add less than
+// 2^-24 of it) takes the exact path again, so that a one-hot result stays exact.
 struct ExpSum {
   double sum, shift;
 };
-ExpSum exp_sum(const float* x, size_t n, float min, float max, float t, float* y) {
-  if (t == 1.0f && max >= -1024.0f && max <= 1024.0f) {
+constexpr size_t kFastPathMin = 256;
+ExpSum exp_sum(const float* x, size_t n, float min, float max, float t, float* y, bool fast) {
+  if (fast && t == 1.0f && n >= kFastPathMin && max >= -1024.0f && max <= 1024.0f) {
     const float nc = (max * k::kLog2e + k::kMagic) - k::kMagic;  // round(max log2 e)
     const bool mask = !(min >= max - 80.0f);                     // some lane may fall below 2^-126
-    return {raddstoreexpminusc(n, x, nc, mask, y), static_cast<double>(nc) * kLn2};
+    const double sum = raddstoreexpminusc(n, x, nc, mask, y);
+    const float g = k::exp_shifted<false>(max, k::kMagic + 127.0f - nc);
+    if (sum > static_cast<double>(g) * (1.0 + 0x1p-24))
+      return {sum, static_cast<double>(nc) * kLn2};
   }
   return {raddstoreexpminusmax(n, x, max, t, y), static_cast<double>(max)};
 }
@@ -116,7 +124,7 @@ Status softmax_slice(const float* x, float* y, size_t n, const Options& o) {
     case Case::kNormal:
       break;
   }
-  const ExpSum e = exp_sum(x, n, mm[0], max, o.temperature, y);
+  const ExpSum e = exp_sum(x, n, mm[0], max, o.temperature, y, true);
   vscale(n, y, static_cast<float>(1.0 / e.sum), y);
   return Status::kOk;
 }
@@ -142,7 +150,7 @@ Status log_softmax_slice(const float* x, float* y, size_t n, const Options& o) {
       break;
   }
   // log sum exp((x - max) / T) = log(sum) + (shift - max) / T
-  const ExpSum e = exp_sum(x, n, mm[0], max, o.temperature, nullptr);
+  const ExpSum e = exp_sum(x, n, mm[0], max, o.temperature, nullptr, false);
   const double lse = log_f64(e.sum) + (e.shift - static_cast<double>(max)) / o.temperature;
   vlogsoftmax(n, x, max, o.temperature, static_cast<float>(lse), y);
   return Status::kOk;
@@ -170,7 +178,7 @@ double log_sum_exp_slice(const float* x, size_t n, const Options& o) {
     case Case::kNormal:
       break;
   }
-  const ExpSum e = exp_sum(x, n, mm[0], max, o.temperature, nullptr);
+  const ExpSum e = exp_sum(x, n, mm[0], max, o.temperature, nullptr, false);
   return e.shift / static_cast<double>(o.temperature) + log_f64(e.sum);
 }
 

@@ -348,3 +348,20 @@ TEST(Semantics, HugeTemperatureWhereXMinusMaxOverflows) {
   EXPECT_NEAR(a[32], -1.7e38, 1e-6 * 1.7e38);
   EXPECT_EQ(a[0], a[32]);
 }
+
+TEST(Semantics, DominantEntryIsExactlyOneOnEveryPath) {
+  for (size_t n : {1, 2, 255, 256, 1000, 32000}) {
+    for (float top : {13.7f, 200.0f, -3.3f}) {
+      std::vector<float> x(n, top - 120.0f), y(n);
+      x[n / 2] = top;
+      ASSERT_EQ(smx::softmax(x.data(), y.data(), vec(n), opts()), smx::Status::kOk);
+      EXPECT_EQ(y[n / 2], 1.0f) << "n=" << n << " top=" << top;
+      EXPECT_EQ(smx::log_softmax(x.data(), y.data(), vec(n), opts()), smx::Status::kOk);
+      EXPECT_EQ(y[n / 2], 0.0f) << "n=" << n << " top=" << top;
+    }
+  }
+  const float one[1] = {13.7f};
+  double lse = 0;
+  ASSERT_EQ(smx::log_sum_exp(one, &lse, vec(1), opts()), smx::Status::kOk);
+  EXPECT_EQ(lse, static_cast<double>(13.7f));
+}

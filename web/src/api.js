@@ -53,7 +53,10 @@ function checkTemperature(fn, t) {
 
 /** scores: number[] (no holes, numbers only), Float32Array or Float64Array. */
 export function checkScores(fn, scores, name = 'scores') {
-  if (scores instanceof Float32Array || scores instanceof Float64Array) return scores;
+  if (scores instanceof Float32Array || scores instanceof Float64Array) {
+    if (scores.length > MAX_ELEMENTS) throw new RangeError(`${fn}: ${name} has ${scores.length} elements, more than wasm memory holds`);
+    return scores;
+  }
   if (!Array.isArray(scores)) {
     throw new TypeError(
       `${fn}: ${name} must be an array of numbers, a Float32Array or a Float64Array, got ${describe(scores)}`,
@@ -139,6 +142,8 @@ export class Softmax {
   /** A scratch block of at least `bytes` bytes in wasm memory (kept between calls). */
   #alloc(fn, bytes) {
     if (bytes <= this.#scratchBytes) return this.#scratch;
+    // malloc takes a 32-bit size: larger requests would wrap, not fail.
+    if (bytes > 2 ** 31 - 2 ** 16) throw new RangeError(`${fn}: ${bytes} bytes do not fit in wasm memory`);
     const size = Math.max(bytes, 2 * this.#scratchBytes, 4096);
     const p = this.#m._malloc(size);
     if (p === 0) throw new RangeError(`${fn}: ${bytes} bytes do not fit in wasm memory`);
