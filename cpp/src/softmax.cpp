@@ -34,7 +34,6 @@ k::vlogsoftmax_ukernel* const vlogsoftmax = k::f32_vlogsoftmax__scalar_u4;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr double kLn2 = 0x1.62E42FEFA39EFp-1;
 
 void fill(float* y, size_t n, float v) {
   for (size_t i = 0; i < n; ++i) y[i] = v;
@@ -80,31 +79,26 @@ Status masked_fill(float* y, size_t n, Masked policy, bool log) {
   return Status::kOk;
 }
 
-// sum_i exp((x_i - shift) / T), stored in y unless y is null; returns the sum
-// and the shift it is relative to (in double). The shift is max, subtracted
-// exactly by TwoSum, so that the largest entry's exp is exactly 1 and its
-// probability 1 / sum is rounded once. Fast path for softmax of long slices
-// (fast == true) at T = 1 and |max| <= 1024: the shift is the multiple of ln 2
-// nearest max, which the kernel subtracts without rounding and without TwoSum;
-// a slice that this leaves dominated by its maximum (the others add less than
-// 2^-24 of it) takes the exact path again, so that a one-hot result stays exact.
-struct ExpSum {
-  double sum, shift;
-};
+// sum_i exp(x_i - shift) / scale, stored in y: the exps of softmax at T = 1
+// for slices of 256 or more entries with |max| <= 1024. The shift is the
+// multiple of ln 2 nearest max, which the kernel subtracts without rounding and
+// without TwoSum, so scale = exp(max - shift) rounded. Returns false (y is then
+// to be recomputed) for a slice this would leave dominated by its maximum (the
+// others adding less than 2^-24 of it), so that one-hot results stay exact.
 constexpr size_t kFastPathMin = 256;
-ExpSum exp_sum(const float* x, size_t n, float min, float max, float t, float* y, bool fast) {
-  if (fast && t == 1.0f && n >= kFastPathMin && max >= -1024.0f && max <= 1024.0f) {
-    const float nc = (max * k::kLog2e + k::kMagic) - k::kMagic;  // round(max log2 e)
-    const bool mask = !(min >= max - 80.0f);                     // some lane may fall below 2^-126
-    const double sum = raddstoreexpminusc(n, x, nc, mask, y);
-    const float g = k::exp_shifted<false>(max, k::kMagic + 127.0f - nc);
-    if (sum > static_cast<double>(g) * (1.0 + 0x1p-24))
-      return {sum, static_cast<double>(nc) * kLn2};
-  }
-  return {raddstoreexpminusmax(n, x, max, t, y), static_cast<double>(max)};
+bool fast_exp_sum(const float* x, size_t n, float min, float max, float* y, double* sum) {
+  if (n < kFastPathMin || !(max >= -1024.0f && max <= 1024.0f)) return false;
+  const float nc = (max * k::kLog2e + k::kMagic) - k::kMagic;  // round(max log2 e)
+  const bool mask = !(min >= max - 80.0f);                     // some lane may fall below 2^-126
+  *sum = raddstoreexpminusc(n, x, nc, mask, y);
+  const float g = k::exp_shifted<false>(max, k::kMagic + 127.0f - nc);
+  return *sum > static_cast<double>(g) * (1.0 + 0x1p-24);
 }
 
-Status softmax_slice(const float* x, float* y, size_t n, const Options& o) {
+// softmax (log false) or log-softmax (log true) of one contiguous slice. The
+// exact path subtracts max by TwoSum, so that the largest entry's exp is
+// exactly 1 and its probability 1 / sum is rounded once.
+Status softmax_slice(const float* x, float* y, size_t n, const Options& o, bool log) {
   float mm[2];
   rminmax(n, x, mm);
   const float max = mm[1];
@@ -114,53 +108,33 @@ Status softmax_slice(const float* x, float* y, size_t n, const Options& o) {
       fill(y, n, kNaN);
       return Status::kOk;
     case Case::kAllMasked:
-      return masked_fill(y, n, o.masked, false);
+      return masked_fill(y, n, o.masked, log);
     case Case::kShare:
     case Case::kUniform: {
-      const float p = static_cast<float>(1.0 / static_cast<double>(count_kept(x, n, max, c)));
-      for (size_t i = 0; i < n; ++i) y[i] = kept(x[i], max, c) ? p : 0.0f;
+      const auto k = static_cast<double>(count_kept(x, n, max, c));
+      const auto share = static_cast<float>(log ? -log_f64(k) : 1.0 / k);
+      const float none = log ? -kInf : 0.0f;
+      for (size_t i = 0; i < n; ++i) y[i] = kept(x[i], max, c) ? share : none;
       return Status::kOk;
     }
     case Case::kNormal:
       break;
   }
-  const ExpSum e = exp_sum(x, n, mm[0], max, o.temperature, y, true);
-  vscale(n, y, static_cast<float>(1.0 / e.sum), y);
-  return Status::kOk;
-}
-
-Status log_softmax_slice(const float* x, float* y, size_t n, const Options& o) {
-  float mm[2];
-  rminmax(n, x, mm);
-  const float max = mm[1];
-  const Case c = classify(max, o.temperature);
-  switch (c) {
-    case Case::kNaN:
-      fill(y, n, kNaN);
-      return Status::kOk;
-    case Case::kAllMasked:
-      return masked_fill(y, n, o.masked, true);
-    case Case::kShare:
-    case Case::kUniform: {
-      const auto lp = static_cast<float>(-log_f64(static_cast<double>(count_kept(x, n, max, c))));
-      for (size_t i = 0; i < n; ++i) y[i] = kept(x[i], max, c) ? lp : -kInf;
-      return Status::kOk;
-    }
-    case Case::kNormal:
-      break;
+  double sum = 0.0;
+  if (log) {
+    sum = raddstoreexpminusmax(n, x, max, o.temperature, nullptr);
+    vlogsoftmax(n, x, max, o.temperature, static_cast<float>(log_f64(sum)), y);
+    return Status::kOk;
   }
-  // log sum exp((x - max) / T) = log(sum) + (shift - max) / T
-  const ExpSum e = exp_sum(x, n, mm[0], max, o.temperature, nullptr, false);
-  const double lse = log_f64(e.sum) + (e.shift - static_cast<double>(max)) / o.temperature;
-  vlogsoftmax(n, x, max, o.temperature, static_cast<float>(lse), y);
+  if (!(o.temperature == 1.0f && fast_exp_sum(x, n, mm[0], max, y, &sum)))
+    sum = raddstoreexpminusmax(n, x, max, o.temperature, y);
+  vscale(n, y, static_cast<float>(1.0 / sum), y);
   return Status::kOk;
 }
 
 double log_sum_exp_slice(const float* x, size_t n, const Options& o) {
   if (n == 0) return -std::numeric_limits<double>::infinity();
-  float mm[2];
-  rminmax(n, x, mm);
-  const float max = mm[1];
+  const float max = rmax(n, x);
   const Case c = classify(max, o.temperature);
   switch (c) {
     case Case::kNaN:
@@ -178,8 +152,8 @@ double log_sum_exp_slice(const float* x, size_t n, const Options& o) {
     case Case::kNormal:
       break;
   }
-  const ExpSum e = exp_sum(x, n, mm[0], max, o.temperature, nullptr, false);
-  return e.shift / static_cast<double>(o.temperature) + log_f64(e.sum);
+  const double sum = raddstoreexpminusmax(n, x, max, o.temperature, nullptr);
+  return static_cast<double>(max) / static_cast<double>(o.temperature) + log_f64(sum);
 }
 
 Status naive_slice(const float* x, float* y, size_t n, const Options& o) {
@@ -268,11 +242,15 @@ Status make_layout(size_t length, const int32_t* shape, size_t ndim, int32_t axi
 }
 
 Status softmax(const float* x, float* y, const Layout& l, const Options& o) {
-  return map_slices(x, y, l, o, softmax_slice);
+  return map_slices(x, y, l, o, [](const float* a, float* b, size_t n, const Options& opt) {
+    return softmax_slice(a, b, n, opt, false);
+  });
 }
 
 Status log_softmax(const float* x, float* y, const Layout& l, const Options& o) {
-  return map_slices(x, y, l, o, log_softmax_slice);
+  return map_slices(x, y, l, o, [](const float* a, float* b, size_t n, const Options& opt) {
+    return softmax_slice(a, b, n, opt, true);
+  });
 }
 
 Status softmax_naive(const float* x, float* y, const Layout& l, const Options& o) {
@@ -341,7 +319,7 @@ Status stable_steps(const float* x, size_t n, const Options& o, Steps* st) {
 float sigmoid(float z) {
   const float x[2] = {z, 0.0f};
   float y[2];
-  softmax_slice(x, y, 2, Options{});
+  softmax_slice(x, y, 2, Options{}, false);
   return y[0];
 }
 
