@@ -420,6 +420,36 @@ TEST(SamplerExtra, TopNSigmaHandWorked) {
   EXPECT_EQ(support(probs_of(o, {2, 2, 2})).size(), 3u);
 }
 
+// llama.cpp tests/test-sampling.cpp: test_xtc (probability 0.99 there, 1 here:
+// the coin is ours) and test_top_n_sigma, the kept tokens and their renormalised
+// probabilities.
+TEST(SamplerExtra, LlamaCppXtcAndTopNSigmaCases) {
+  const auto x = logs({0.4, 0.3, 0.2, 0.1});
+  auto xtc = [&](double th) {
+    SamplerOptions o;
+    o.xtc_probability = 1, o.xtc_threshold = th;
+    return support(probs_of(o, x));
+  };
+  EXPECT_EQ(xtc(0.09), (std::vector<size_t>{3}));
+  EXPECT_EQ(xtc(0.19), (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(xtc(0.29), (std::vector<size_t>{1, 2, 3}));
+  EXPECT_EQ(xtc(0.39), (std::vector<size_t>{0, 1, 2, 3}));  // "XTC should not"
+  const auto y = logs({0.1, 0.2, 0.3, 0.4});
+  auto sigma = [&](double n) {
+    SamplerOptions o;
+    o.top_n_sigma = n;
+    return probs_of(o, y);
+  };
+  const auto p1 = sigma(1);
+  const std::vector<double> e1 = {0, 0, 0.428571, 0.571429};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(p1[i], e1[i], 1e-6) << i;
+  const auto p0 = sigma(0), p3 = sigma(3);  // 0 is off (llama.cpp PR #13345); 3 keeps all
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(p0[i], 0.1 * (i + 1), 1e-6);
+    EXPECT_NEAR(p3[i], 0.1 * (i + 1), 1e-6);
+  }
+}
+
 TEST(SamplerExtra, XtcThresholdSemanticsAndProbabilities) {
   const auto x = logs({0.4, 0.3, 0.2, 0.1});
   SamplerOptions o;

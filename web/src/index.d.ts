@@ -100,7 +100,20 @@ export function load(opts?: LoadOptions): Promise<Softmax>;
 // ---- Sampler (createSampler) -------------------------------------------------
 
 /** A step of the sampling chain. */
-export type SamplerStep = 'temperature' | 'topK' | 'topP' | 'minP' | 'typicalP';
+export type SamplerStep =
+  | 'temperature'
+  | 'topK'
+  | 'topP'
+  | 'minP'
+  | 'typicalP'
+  | 'topNSigma'
+  | 'xtc'
+  | 'mirostat'
+  | 'dynatemp'
+  | 'epsilonCutoff'
+  | 'etaCutoff'
+  | 'dry'
+  | 'noRepeatNgram';
 
 /**
  * Options of createSampler. Defaults leave every filter off. Per call: scores
@@ -133,12 +146,68 @@ export interface SamplerOptions {
   presencePenalty?: number;
   /** How many of the last tokens the penalties read: -1 = all, 0 = none. Default 64. */
   penaltyLastN?: number;
-  /** Initial token history for the penalties (accept() appends to it). */
+  /** Initial token history for the penalties, DRY and no-repeat n-gram (accept() appends to it). */
   history?: readonly number[] | Int32Array | Uint32Array;
+  /** llama.cpp top-n-sigma: keep scores >= max - n * std over the candidates (population std). >= 0, finite; 0 = off (default). Step 'topNSigma'. */
+  topNSigma?: number;
   /**
-   * The order of temperature and the filters: 'hf' (default: temperature, topK,
-   * topP, minP, typicalP), 'llama.cpp' (topK, typicalP, topP, minP, then
-   * temperature) or a list of steps, each at most once, holding every enabled step.
+   * llama.cpp XTC: with this probability per call (a coin from the sampler's own
+   * PCG32 stream 55, seeded with `seed`), drop every entry above the least likely
+   * one whose probability reaches xtcThreshold (if two or more reach it and
+   * minKeep remain). [0, 1]; 0 = off (default). Step 'xtc'.
+   */
+  xtcProbability?: number;
+  /** XTC's threshold, [0, 1]; above 0.5 XTC removes nothing. Default 0.1 (llama.cpp's). */
+  xtcThreshold?: number;
+  /**
+   * llama.cpp mirostat: 1 (v1, m = 100) or 2 (v2); 0 = off (default). State mu
+   * starts at 2 * mirostatTau, moves after every draw by -mirostatEta *
+   * (-log2 p(drawn) - mirostatTau); reset() restores it. Step 'mirostat'.
+   */
+  mirostat?: 0 | 1 | 2;
+  /** Mirostat's target surprise tau, >= 0, finite. Default 5. */
+  mirostatTau?: number;
+  /** Mirostat's learning rate eta, >= 0, finite. Default 0.1. */
+  mirostatEta?: number;
+  /**
+   * llama.cpp dynamic temperature (dynatemp_range): T' = lo + (hi - lo) *
+   * (H / log m)^dynatempExponent over the m candidates, lo = max(0, T - range),
+   * hi = T + range; T' = 0 is greedy. >= 0, finite; 0 = off (default). Needs a
+   * finite temperature; while on, the 'temperature' step does nothing. Step 'dynatemp'.
+   */
+  dynatempRange?: number;
+  /** llama.cpp dynatemp_exponent, >= 0, finite. Default 1. */
+  dynatempExponent?: number;
+  /** HF EpsilonLogitsWarper: drop p < epsilonCutoff (keeping minKeep). [0, 1); 0 = off (default). Step 'epsilonCutoff'. */
+  epsilonCutoff?: number;
+  /** HF EtaLogitsWarper: drop p < min(eta, sqrt(eta) * exp(-entropy)) (keeping minKeep). [0, 1); 0 = off (default). Step 'etaCutoff'. */
+  etaCutoff?: number;
+  /**
+   * llama.cpp DRY over the accepted history: a token that would extend a repeat
+   * of length L >= dryAllowedLength loses dryMultiplier * dryBase^(L - dryAllowedLength).
+   * >= 0, finite in float32; 0 = off (default). Step 'dry'.
+   */
+  dryMultiplier?: number;
+  /** DRY's base, >= 1, finite in float32. Default 1.75. */
+  dryBase?: number;
+  /** DRY's allowed length, an integer >= 0. Default 2. */
+  dryAllowedLength?: number;
+  /** How many of the last tokens DRY reads: -1 = all (default), 0 = off. */
+  dryPenaltyLastN?: number;
+  /** Token ids that end a repeat (llama.cpp's sequence breakers, here as single tokens); never penalised. Default none. */
+  drySequenceBreakers?: readonly number[] | Int32Array | Uint32Array;
+  /**
+   * HF no_repeat_ngram_size: ban every token that would complete an n-gram
+   * already in the history (a hard ban: minKeep does not undo it; all banned
+   * throws). An integer >= 0; 0 = off (default). Step 'noRepeatNgram'.
+   */
+  noRepeatNgramSize?: number;
+  /**
+   * The order of the steps: 'hf' (default: noRepeatNgram, dry, temperature,
+   * dynatemp, topNSigma, topK, topP, minP, typicalP, epsilonCutoff, etaCutoff,
+   * xtc, mirostat), 'llama.cpp' (noRepeatNgram, dry, topNSigma, topK, typicalP,
+   * topP, minP, epsilonCutoff, etaCutoff, xtc, temperature, dynatemp, mirostat)
+   * or a list of steps, each at most once, holding every enabled step.
    */
   order?: 'hf' | 'llama.cpp' | readonly SamplerStep[];
 }
@@ -158,7 +227,14 @@ export interface Sampler {
   /** The seed in use (the one given, or the random one drawn). */
   readonly seed: bigint;
   /** The options in use, defaults filled in. */
-  readonly options: Readonly<Omit<SamplerOptions, 'seed' | 'logitBias' | 'history' | 'order'> & { order: readonly SamplerStep[] }>;
+  readonly options: Readonly<
+    Omit<SamplerOptions, 'seed' | 'logitBias' | 'history' | 'order' | 'drySequenceBreakers'> & {
+      order: readonly SamplerStep[];
+      drySequenceBreakers: readonly number[];
+    }
+  >;
+  /** Mirostat's state mu: 2 * mirostatTau after creation and reset(), updated after every draw. */
+  readonly mirostatMu: number;
   /** true after dispose(). */
   readonly disposed: boolean;
   /** One index drawn from probs(scores). */
@@ -173,7 +249,7 @@ export interface Sampler {
   logprobs(scores: Scores, k: number): SamplerLogprobs;
   /** Appends token(s) to the history the penalties read. */
   accept(token: number | readonly number[] | Int32Array): void;
-  /** Restarts the stream from seed (random when omitted) and clears the history. */
+  /** Restarts the streams from seed (random when omitted), clears the history, restores mirostat's mu. */
   reset(seed?: number | bigint): void;
   /** Frees the wasm side; later calls throw. */
   dispose(): void;
