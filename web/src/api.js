@@ -21,8 +21,10 @@ const describe = (v) =>
   v === null ? 'null' : Array.isArray(v) ? 'an array' : ArrayBuffer.isView(v) ? v.constructor.name : typeof v;
 
 /** Rejects option names the function does not know: no silent no-ops. */
+const NO_OPTIONS = Object.freeze({});
+
 export function checkOptions(fn, opts, known) {
-  if (opts === undefined) return {};
+  if (opts === undefined) return NO_OPTIONS;
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
     throw new TypeError(`${fn}: options must be an object, got ${describe(opts)}`);
   }
@@ -78,7 +80,7 @@ function layout(fn, length, shape, axis) {
       checkNumber(fn, 'axis', axis, { integer: true });
       if (axis !== 0 && axis !== -1) throw new RangeError(`${fn}: axis ${axis} is out of range for 1-D scores (use 0 or -1, or pass shape)`);
     }
-    return { outer: 1, n: length, inner: 1, reduced: [], shape: [length] };
+    return { outer: 1, n: length, inner: 1, dims: NO_DIMS, ndim: 1 };
   }
   if (!Array.isArray(shape) && !(ArrayBuffer.isView(shape) && !(shape instanceof DataView))) {
     throw new TypeError(`${fn}: shape must be an array of non-negative integers, got ${describe(shape)}`);
@@ -102,13 +104,8 @@ function layout(fn, length, shape, axis) {
   }
   const ax = a < 0 ? a + dims.length : a;
   const prod = (ds) => ds.reduce((p, d) => p * d, 1);
-  return {
-    outer: prod(dims.slice(0, ax)),
-    n: dims[ax],
-    inner: prod(dims.slice(ax + 1)),
-    reduced: dims.filter((_, i) => i !== ax),
-    shape: dims,
-  };
+  // dims: what the core is given (none for 1-D scores without a shape)
+  return { outer: prod(dims.slice(0, ax)), n: dims[ax], inner: prod(dims.slice(ax + 1)), dims, ndim: dims.length };
 }
 
 function checkOut(fn, out, length) {
@@ -190,7 +187,7 @@ export class Softmax {
     const l = layout(fn, n, o.shape, o.axis);
     const masked = checkMasked(fn, o.masked);
     const out = checkOut(fn, o.out, n);
-    const dims = o.shape === undefined ? NO_DIMS : l.shape;
+    const dims = l.dims;
     // Where the result goes: into `out` itself when it is a buffer() view, else
     // over the staged copy of scores (in place), else (scores is a view that
     // must stay as it is) into scratch.
@@ -271,10 +268,10 @@ export class Softmax {
     const t = checkTemperature(fn, o.temperature);
     const l = layout(fn, n, o.shape, o.axis);
     const slices = l.outer * l.inner;
-    const scalar = l.shape.length === 1;
+    const scalar = l.ndim === 1;
     if (scalar && o.out !== undefined) throw new TypeError(`${fn}: out is only for N-D scores (the result of 1-D scores is a number)`);
     const out = scalar ? undefined : checkOut(fn, o.out, slices) ?? new Float32Array(slices);
-    const dims = o.shape === undefined ? [] : l.shape;
+    const dims = l.dims;
     const p = this.#stage(fn, scores, dims, slices * 8);
     const status = this.#m._smx_log_sum_exp(p.x, p.y, n, p.shape, dims.length, o.axis ?? -1, t);
     if (status !== 0) this.#fail(fn, status);
