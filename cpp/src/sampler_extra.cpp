@@ -204,10 +204,10 @@ void Sampler::mirostat() {
   const int32_t v = opts_.mirostat;
   if (v == 0 || m_ <= 1) return;
   softmax_candidates();
-  if (v == 2) {  // keep -log2 p <= mu, i.e. log2 p >= -mu
+  if (v == 2) {  // keep -log2 p <= mu, i.e. p >= 2^-mu
     double* key = ex_d_.data();
-    for (size_t p = 0; p < m_; ++p) key[p] = q_[p] > 0.0f ? log_f64(q_[p]) / kLn2 : -kInfD;
-    return keep_where_not_below(key, -mu_);
+    for (size_t p = 0; p < m_; ++p) key[p] = q_[p];
+    return keep_where_not_below(key, exp_f64(-mu_ * kLn2));
   }
   // v1: the m most likely in the order (insertion into a sorted array of m).
   uint32_t top[kMirostatM];
@@ -241,6 +241,20 @@ void Sampler::mirostat() {
   top_k(static_cast<uint32_t>(kk));
 }
 
+// H = -sum p log p of the candidates at the temperature so far (q_ and lq_
+// from the core's softmax and log-softmax, as typical_p); sets q_.
+double Sampler::entropy() {
+  softmax_candidates();
+  Options so;
+  so.temperature = t_;
+  log_softmax(g_.data(), lq_.data(), Layout{1, m_, 1}, so);
+  double h = 0.0;
+  for (size_t p = 0; p < m_; ++p) {
+    if (q_[p] > 0.0f) h -= static_cast<double>(q_[p]) * static_cast<double>(lq_[p]);
+  }
+  return h;
+}
+
 void Sampler::mirostat_update(size_t pos) {
   const double p = static_cast<double>(q_[pos]) / total_;
   const double surprise = p > 0.0 ? -log_f64(p) / kLn2 : kInfD;
@@ -254,13 +268,7 @@ void Sampler::dynatemp() {
   if (!(r > 0.0) || m_ <= 1) return;
   const double t = opts_.temperature;
   const double lo = std::max(0.0, t - r), hi = t + r;
-  softmax_candidates();
-  double h = 0.0;
-  for (size_t p = 0; p < m_; ++p) {
-    const double pr = static_cast<double>(q_[p]) / total_;
-    if (pr > 0.0) h -= pr * log_f64(pr);
-  }
-  const double norm = h / log_f64(static_cast<double>(m_));
+  const double norm = entropy() / log_f64(static_cast<double>(m_));
   const auto dyn = static_cast<float>(lo + (hi - lo) * pow_f64(norm, opts_.dynatemp_exponent));
   if (!(dyn > 0.0f)) {  // greedy, as llama.cpp's temp <= 0
     const size_t a = argmax(g_.data(), m_);
@@ -287,14 +295,9 @@ void Sampler::epsilon_cutoff() {
 void Sampler::eta_cutoff() {
   const double e = opts_.eta_cutoff;
   if (!(e > 0.0) || m_ <= 1) return;
-  softmax_candidates();
-  double h = 0.0;
+  const double h = entropy();
   double* key = ex_d_.data();
-  for (size_t p = 0; p < m_; ++p) {
-    const double pr = q_[p];
-    key[p] = pr;
-    if (pr > 0.0) h -= pr * log_f64(pr);
-  }
+  for (size_t p = 0; p < m_; ++p) key[p] = q_[p];
   keep_where_not_below(key, std::min(e, std::sqrt(e) * exp_f64(-h)));
 }
 

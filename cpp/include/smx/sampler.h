@@ -242,6 +242,7 @@ class Sampler {
   void xtc();
   void mirostat();
   void mirostat_update(size_t pos);
+  double entropy();
   void dynatemp();
   void epsilon_cutoff();
   void eta_cutoff();
