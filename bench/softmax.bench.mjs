@@ -582,6 +582,46 @@ async function benchSampler({ simd, base, hf }) {
     const cfg = configs.find((k) => r.endsWith(k.label));
     return fmtRatio(results.get(r).get(c.label) / results.get(refName(cfg)).get(c.label));
   });
+  await benchSamplerFullChain({ simd, base });
+}
+
+/**
+ * Issue 8: the basic chain (T 0.8, top-k 40, top-p 0.95) next to a full chain
+ * with every other step on (top-n-sigma, XTC, mirostat v2, dynatemp, epsilon,
+ * eta, DRY and no-repeat 3-gram over a 256-token history) at N = 151936, in
+ * both presets: 'hf' runs the history steps, dynatemp and top-n-sigma over the
+ * whole vocabulary before top-k; 'llama.cpp' cuts to top-k first.
+ */
+async function benchSamplerFullChain({ simd, base }) {
+  const n = 151936;
+  const x = normalScores(n, 0x5eed);
+  const history = Array.from({ length: 256 }, (_, i) => (i * 7919 + (i % 3) * 13) % 1000);
+  const basic = { temperature: 0.8, topK: 40, topP: 0.95 };
+  const extra = {
+    ...basic, topNSigma: 3, xtcProbability: 0.5, xtcThreshold: 0.1, mirostat: 2, mirostatTau: 5,
+    dynatempRange: 0.3, epsilonCutoff: 1e-4, etaCutoff: 1e-4, dryMultiplier: 0.8, noRepeatNgramSize: 3, history,
+  };
+  const configs = [
+    ['basic: T 0.8, top-k 40, top-p 0.95', basic],
+    ['full chain, order hf', { ...extra, order: 'hf' }],
+    ['full chain, order llama.cpp', { ...extra, order: 'llama.cpp' }],
+  ];
+  const entries = [];
+  const samplers = [];
+  for (const [sm, label] of [[simd, 'SIMD'], [base, 'baseline']]) {
+    for (const [name, o] of configs) {
+      const s = sm.createSampler({ seed: 42, ...o });
+      samplers.push(s);
+      entries.push({ name: `ours ${label} \`sample()\`, ${name}`, run: () => s.sample(x) });
+    }
+  }
+  log(`sampler full chain N = ${n}: ${entries.length} entries × ${ROUNDS} rounds`);
+  const best = await timeInterleaved(entries);
+  for (const s of samplers) s.dispose();
+  const columns = [{ label: String(n), elements: n }];
+  out('### Sampling one token: every sampler step on (issue 8)');
+  out();
+  table(`Median µs per call (best of ${ROUNDS} rounds)`, columns, entries.map((e) => e.name), (r) => fmtUs(best.get(r)));
 }
 
 let makeTransformersStepFor = () => {
