@@ -1,6 +1,7 @@
 // npm run bench: softmax-wasm side by side with the web peers, in one Node process.
 //
 //   node bench/softmax.bench.mjs [--quick] [--rounds=3] [--no-native] [--no-startup] [--no-sampler]
+//   node bench/softmax.bench.mjs --only-sampler   (the sampler rows alone: no kernels, softmax, start-up)
 //
 // 1. installs bench/'s own devDependencies (npm ci) when bench/node_modules is
 //    missing or older than bench/package-lock.json; builds web/dist (npm run
@@ -657,7 +658,8 @@ async function main() {
   ensureDependencies();
   ensureWasmBuild();
   const floorPath = buildFloor();
-  const native = argv.has('--no-native') ? null : nativeKernels();
+  const ONLY_SAMPLER = argv.has('--only-sampler');
+  const native = argv.has('--no-native') || ONLY_SAMPLER ? null : nativeKernels();
 
   const { load } = await import('../web/src/node.js');
   const simd = await load({ simd: true });
@@ -693,9 +695,10 @@ async function main() {
   );
   out();
   if (peers.tf) log(`TF.js backend: ${peers.tf.getBackend()}`);
-  reportNative(native);
-  await benchSoftmax(peers);
+  if (!ONLY_SAMPLER) reportNative(native);
+  if (!ONLY_SAMPLER) await benchSoftmax(peers);
   if (!argv.has('--no-sampler')) await benchSampler(peers);
+  if (ONLY_SAMPLER) return;
   if (!argv.has('--no-startup')) reportStartup();
   reportSizes();
   log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s (sink ${sink > 0})`);

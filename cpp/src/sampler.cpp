@@ -517,6 +517,53 @@ void Sampler::finish() {
 }
 
 SampleStatus Sampler::prepare(const float* x, size_t n) {
+  // Fast path: no bias, no penalties, and the first step past those that are
+  // off or only set the temperature is a small top-k. One read of x (a
+  // threshold scan that also finds NaN), no copy of the vocabulary, no exp
+  // before the cut: the same candidates as the general path below.
+  const SamplerOptions& o = opts_;
+  const auto passive = [&o](Step st) {
+    switch (st) {
+      case Step::kTemperature: return o.temperature != 0.0f && o.temperature != kInf;
+      case Step::kNoRepeatNgram: return !(o.no_repeat_ngram_size > 0);
+      case Step::kDry: return !(o.dry_multiplier > 0.0f);
+      case Step::kDynatemp: return !(o.dynatemp_range > 0.0);
+      case Step::kTopNSigma: return !(o.top_n_sigma > 0.0);
+      default: return false;
+    }
+  };
+  int first = 0;
+  while (first < o.order_len && passive(o.order[first])) ++first;
+  const size_t kk = std::max<size_t>(o.top_k, o.min_keep);
+  const bool penalties = !(o.repetition_penalty == 1.0f && o.frequency_penalty == 0.0f &&
+                           o.presence_penalty == 0.0f) &&
+                         o.penalty_last_n != 0 && history_len_ != 0;
+  if (first < o.order_len && o.order[first] == Step::kTopK && o.top_k != 0 && bias_len_ == 0 &&
+      !penalties && kk <= 256 && kk * 16 <= n && n <= 0x7FFFFFFFu) {
+    const SampleStatus r = reserve(n);
+    if (r != SampleStatus::kOk) return r;
+    uint32_t* a = perm_.data();
+    const size_t nan = sel::first_k_scan(x, n, kk, a);
+    if (nan != n) {
+      error_index_ = nan;
+      return SampleStatus::kNaNScore;
+    }
+    bool masked = false;
+    for (size_t j = 0; j < kk; ++j) masked |= x[a[j]] == -kInf;
+    if (!masked) {  // else fewer than kk candidates: the general path
+      for (size_t j = 0; j < kk; ++j) {
+        cand_[j] = a[j];
+        g_[j] = x[a[j]];
+      }
+      m_ = kk;
+      t_ = 1.0f;
+      for (int i = 0; i < o.order_len; ++i) {
+        if (i != first) run_step(o.order[i]);
+      }
+      finish();
+      return SampleStatus::kOk;
+    }
+  }
   const SampleStatus s = load(x, n);
   if (s != SampleStatus::kOk) return s;
   const float* l = logits_.data();

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#if SMX_USE_SIMD
+#include "kernels/simd128.h"
+#endif
+
 namespace smx {
 namespace sel {
 namespace {
@@ -153,6 +157,31 @@ MassCut radix_mass_cut(size_t m, const float* w, double target, Key key, const D
   return {0, 0, false};
 }
 
+// Whether x[0, 16) holds an entry > t (any_nan: or a NaN). The SIMD128 build
+// tests four lanes at a time; both give the same answer.
+template <bool kNaN>
+bool block_flag(const float* x, float t) {
+#if SMX_USE_SIMD
+  const v128_t vt = wasm_f32x4_splat(t);
+  if (kNaN) {  // !(x <= t): above t, or NaN
+    v128_t le = wasm_f32x4_le(wasm_v128_load(x), vt);
+    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + 4), vt));
+    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + 8), vt));
+    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + 12), vt));
+    return !wasm_i32x4_all_true(le);
+  }
+  v128_t gt = wasm_f32x4_gt(wasm_v128_load(x), vt);
+  gt = wasm_v128_or(gt, wasm_f32x4_gt(wasm_v128_load(x + 4), vt));
+  gt = wasm_v128_or(gt, wasm_f32x4_gt(wasm_v128_load(x + 8), vt));
+  gt = wasm_v128_or(gt, wasm_f32x4_gt(wasm_v128_load(x + 12), vt));
+  return wasm_v128_any_true(gt);
+#else
+  unsigned flag = 0;
+  for (size_t i = 0; i < 16; ++i) flag |= static_cast<unsigned>(kNaN ? !(x[i] <= t) : x[i] > t);
+  return flag != 0;
+#endif
+}
+
 // Position a comes before b: higher logit first, ties by lower position.
 struct ByLogit {
   const float* g;
@@ -182,9 +211,7 @@ void heap_first_k(const float* g, size_t m, size_t k, uint32_t* a) {
   constexpr size_t kBlock = 16;
   while (p < m) {
     if (p + kBlock <= m) {
-      unsigned any = 0;
-      for (size_t i = 0; i < kBlock; ++i) any |= static_cast<unsigned>(g[p + i] > t);
-      if (any == 0) {
+      if (!block_flag<false>(g + p, t)) {
         p += kBlock;
         continue;
       }
@@ -200,7 +227,47 @@ void heap_first_k(const float* g, size_t m, size_t k, uint32_t* a) {
   }
 }
 
+// heap_first_k over scores that may hold NaN: !(v <= t) flags a block that
+// holds an entry above the k-th or a NaN. Returns n, or the first NaN's index.
+size_t heap_first_k_scan(const float* x, size_t n, size_t k, uint32_t* a) {
+  for (size_t i = 0; i < k; ++i) {
+    if (x[i] != x[i]) return i;
+    a[i] = static_cast<uint32_t>(i);
+  }
+  const ByLogit less{x};
+  for (size_t i = k / 2; i-- > 0;) sift_down(a, i, k, less);
+  float t = x[a[0]];
+  size_t p = k;
+  constexpr size_t kBlock = 16;
+  while (p < n) {
+    if (p + kBlock <= n) {
+      if (!block_flag<true>(x + p, t)) {
+        p += kBlock;
+        continue;
+      }
+    }
+    const size_t end = std::min(p + kBlock, n);
+    for (; p < end; ++p) {
+      const float v = x[p];
+      if (v > t) {
+        a[0] = static_cast<uint32_t>(p);
+        sift_down(a, 0, k, less);
+        t = x[a[0]];
+      } else if (v != v) {
+        return p;
+      }
+    }
+  }
+  return n;
+}
+
 }  // namespace
+
+size_t first_k_scan(const float* x, size_t n, size_t k, uint32_t* out) {
+  const size_t r = heap_first_k_scan(x, n, k, out);
+  if (r == n) std::sort(out, out + k);  // distinct integers: one result
+  return r;
+}
 
 uint32_t kth(const float* g, size_t m, size_t k, uint32_t* scratch) {
   return radix_kth(m, k, KeyOfLogit{g}, kDigits32, scratch);

@@ -36,6 +36,12 @@ inline uint64_t asc_key(double v) {
 // ascending order. 1 <= k <= m. out and scratch each have room for m entries.
 void first_k(const float* g, size_t m, size_t k, uint32_t* out, uint32_t* scratch);
 
+// The same for raw scores that may hold NaN, reading x once (a threshold
+// scan with a small heap; meant for k <= 256 and k * 16 <= n): returns n and
+// the first k positions in out[0, k), ascending; or, if x holds a NaN, the
+// index of the first NaN (out is then undefined). 1 <= k <= n.
+size_t first_k_scan(const float* x, size_t n, size_t k, uint32_t* out);
+
 // The k-th (1-based) position of g[0, m) in the order. 1 <= k <= m; scratch
 // has room for m entries.
 uint32_t kth(const float* g, size_t m, size_t k, uint32_t* scratch);

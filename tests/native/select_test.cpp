@@ -87,6 +87,30 @@ TEST(Select, FirstKAndKthMatchTheSortedOrder) {
   }
 }
 
+TEST(Select, FirstKScanMatchesFirstKAndFindsTheFirstNaN) {
+  std::mt19937 rng(77);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int kind = 0; kind < 6; ++kind) {
+    for (size_t m : {1, 16, 40, 100, 1000, 40000}) {
+      std::vector<float> g = Input(kind, m, rng);
+      for (size_t k : {1, 2, 7, 40, 256}) {
+        if (k > m) continue;
+        std::vector<uint32_t> a(m), b(m), scratch(m);
+        ASSERT_EQ(smx::sel::first_k_scan(g.data(), m, k, a.data()), m);
+        smx::sel::first_k(g.data(), m, k, b.data(), scratch.data());
+        ASSERT_EQ(std::vector<uint32_t>(a.begin(), a.begin() + k), std::vector<uint32_t>(b.begin(), b.begin() + k))
+            << "kind " << kind << " m " << m << " k " << k;
+        for (size_t at : {m - 1, m / 2, size_t{0}, std::min(k, m - 1)}) {
+          std::vector<float> h = g;
+          h[at] = nan;
+          if (at + 3 < m) h[at + 3] = nan;
+          EXPECT_EQ(smx::sel::first_k_scan(h.data(), m, k, a.data()), at) << "kind " << kind << " m " << m;
+        }
+      }
+    }
+  }
+}
+
 // The reference cut: the sorted cumulative sum. Weights are dyadic (multiples
 // of 2^-20, sums < 2), so every double sum is exact and any order must agree.
 TEST(Select, MassCutMatchesTheSortedCumulativeSum) {
