@@ -97,8 +97,10 @@ SampleStatus Sampler::set_dry_breakers(const int32_t* tokens, size_t count) {
   if (!dry_breakers_.reserve(count)) return SampleStatus::kNoMemory;
   int32_t* b = dry_breakers_.data();
   if (count > 0) std::memcpy(b, tokens, count * sizeof(int32_t));
-  std::sort(b, b + count);
-  dry_breakers_len_ = static_cast<size_t>(std::unique(b, b + count) - b);
+  // Non-negative: sorted as uint32 (one std::sort instantiation in the core).
+  auto* u = reinterpret_cast<uint32_t*>(b);
+  std::sort(u, u + count);
+  dry_breakers_len_ = static_cast<size_t>(std::unique(u, u + count) - u);
   return SampleStatus::kOk;
 }
 
@@ -396,8 +398,9 @@ void Sampler::no_repeat_ngram() {
     if (std::equal(h + i, h + i + pre, prefix)) banned[b++] = h[i + pre];
   }
   if (b == 0) return;
-  std::sort(banned, banned + b);
-  b = static_cast<size_t>(std::unique(banned, banned + b) - banned);
+  auto* ub = reinterpret_cast<uint32_t*>(banned);  // tokens are >= 0
+  std::sort(ub, ub + b);
+  b = static_cast<size_t>(std::unique(ub, ub + b) - ub);
   size_t j = 0, k = 0;
   for (size_t p = 0; p < m_; ++p) {
     while (k < b && static_cast<uint32_t>(banned[k]) < cand_[p]) ++k;
