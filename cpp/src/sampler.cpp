@@ -378,22 +378,43 @@ void Sampler::top_k(uint32_t k) {
 
 void Sampler::top_p(double p) {
   if (p >= 1.0 || m_ <= 1) return;
-  softmax_candidates();
-  const double target = (p - kMassSlack) * total_;
-  if (!(target > 0.0)) return top_k(1);
   uint32_t* a = perm_.data();
   // O(m) radix cut by mass. Its double sums run in another order than the
   // sorted cumulative sum below, but they are exact (so equal) when every
   // probability up to the cut is a float >= 2^-29 (a multiple of 2^-52, sums
   // < 2); q is non-decreasing in the logit within a few ulp, so q[cut] >=
   // 2^-27 vouches for the whole prefix. Otherwise the code below decides.
+  // total_ is the index-order sum softmax_candidates() gives, computed in the
+  // cut's first pass.
   if (m_ > 1024) {
-    const sel::MassCut c = sel::mass_cut(g_.data(), q_.data(), m_, target, a);
-    if (c.found && q_[c.pos] >= 0x1p-27f) {
-      if (c.rank < opts_.min_keep) return top_k(opts_.min_keep);
-      return keep_first(c.pos, false);
+    Options so;
+    so.temperature = t_;
+    softmax(g_.data(), q_.data(), Layout{1, m_, 1}, so);
+    const sel::TopPCut c = sel::top_p_cut(g_.data(), q_.data(), m_, p - kMassSlack, a,
+                                          reinterpret_cast<uint32_t*>(cum_.data()));
+    total_ = c.total;
+    if (!((p - kMassSlack) * total_ > 0.0)) return top_k(1);
+    if (c.cut.found && q_[c.cut.pos] >= 0x1p-27f) {
+      if (c.cut.rank < opts_.min_keep) return top_k(opts_.min_keep);
+      // keep_first(c.cut.pos, false), over the superset a[0, s_len) only.
+      const size_t cut = c.cut.pos;
+      const float gc = g_[cut];
+      size_t j = 0;
+      for (size_t i = 0; i < c.s_len; ++i) {
+        const size_t q = a[i];
+        if (g_[q] > gc || (g_[q] == gc && q <= cut)) {
+          cand_[j] = cand_[q];
+          g_[j++] = g_[q];
+        }
+      }
+      m_ = j;
+      return;
     }
+  } else {
+    softmax_candidates();
   }
+  const double target = (p - kMassSlack) * total_;
+  if (!(target > 0.0)) return top_k(1);
   const ByLogit by_logit{g_.data()};
   // Peaked distributions: the cut is among the first few; try growing prefixes.
   for (size_t k = 64; k * 16 <= m_; k *= 8) {

@@ -1,6 +1,7 @@
 #include "select.h"
 
 #include <algorithm>
+#include <limits>
 
 #if SMX_USE_SIMD
 #include "kernels/simd128.h"
@@ -104,18 +105,18 @@ uint32_t radix_kth(size_t m, size_t k, Key key, const Digits& d, uint32_t* a) {
   return a[k - 1];  // equal keys: ascending positions
 }
 
+// From `level` on, over a[0, n) (from == a) or over 0..n (from == nullptr),
+// with `before` the mass and `rank` the count of the elements before them.
 template <class Key>
-MassCut radix_mass_cut(size_t m, const float* w, double target, Key key, const Digits& d, uint32_t* a) {
+MassCut radix_mass_cut(size_t n, const float* w, double target, Key key, const Digits& d, uint32_t* a,
+                       const uint32_t* from = nullptr, int first_level = 0, double before = 0.0,
+                       size_t rank = 0) {
   uint32_t cnt[kBuckets];
   double mass[kBuckets];
-  double before = 0.0;
-  size_t rank = 0;  // elements before the current range
-  size_t n = m;
-  const uint32_t* from = nullptr;
-  for (int level = 0; level < d.levels; ++level) {
+  for (int level = first_level; level < d.levels; ++level) {
     if (from != nullptr && n <= kSmall) {
       Item s[kSmall];
-      sort_small(a, n, key, s);
+      sort_small(from, n, key, s);
       for (size_t i = 0; i < n; ++i) {
         before += w[s[i].pos];
         if (before >= target) return {s[i].pos, rank + i + 1, true};
@@ -157,12 +158,19 @@ MassCut radix_mass_cut(size_t m, const float* w, double target, Key key, const D
   return {0, 0, false};
 }
 
-// Whether x[0, 16) holds an entry > t (any_nan: or a NaN). The SIMD128 build
-// tests four lanes at a time; both give the same answer.
-template <bool kNaN>
+// Whether x[0, 16) holds an entry > t (kNaN: or a NaN; kGe: an entry >= t).
+// The SIMD128 build tests four lanes at a time; both give the same answer.
+template <bool kNaN, bool kGe = false>
 bool block_flag(const float* x, float t) {
 #if SMX_USE_SIMD
   const v128_t vt = wasm_f32x4_splat(t);
+  if (kGe) {
+    v128_t ge = wasm_f32x4_ge(wasm_v128_load(x), vt);
+    ge = wasm_v128_or(ge, wasm_f32x4_ge(wasm_v128_load(x + 4), vt));
+    ge = wasm_v128_or(ge, wasm_f32x4_ge(wasm_v128_load(x + 8), vt));
+    ge = wasm_v128_or(ge, wasm_f32x4_ge(wasm_v128_load(x + 12), vt));
+    return wasm_v128_any_true(ge);
+  }
   if (kNaN) {  // !(x <= t): above t, or NaN
     v128_t le = wasm_f32x4_le(wasm_v128_load(x), vt);
     le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + 4), vt));
@@ -177,7 +185,8 @@ bool block_flag(const float* x, float t) {
   return wasm_v128_any_true(gt);
 #else
   unsigned flag = 0;
-  for (size_t i = 0; i < 16; ++i) flag |= static_cast<unsigned>(kNaN ? !(x[i] <= t) : x[i] > t);
+  for (size_t i = 0; i < 16; ++i)
+    flag |= static_cast<unsigned>(kGe ? x[i] >= t : kNaN ? !(x[i] <= t) : x[i] > t);
   return flag != 0;
 #endif
 }
@@ -287,6 +296,77 @@ void first_k(const float* g, size_t m, size_t k, uint32_t* out, uint32_t* scratc
     out[j] = static_cast<uint32_t>(p);
     j += kp < kc || (kp == kc && p <= c);
   }
+}
+
+TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint32_t* s,
+                  uint32_t* scratch) {
+  // Level 0 with four interleaved histograms (shorter dependency chains); the
+  // total in index order, as the sampler's plain sum gives it.
+  constexpr int kCopies = 4;
+  static thread_local uint32_t cnt4[kCopies][kBuckets];
+  static thread_local double mass4[kCopies][kBuckets];
+  for (int c = 0; c < kCopies; ++c) {
+    std::fill(cnt4[c], cnt4[c] + kBuckets, 0u);
+    std::fill(mass4[c], mass4[c] + kBuckets, 0.0);
+  }
+  TopPCut r{{0, 0, false}, 0.0, 0};
+  double total = 0.0;
+  size_t i = 0;
+  for (; i + kCopies <= m; i += kCopies) {
+    for (int c = 0; c < kCopies; ++c) {
+      const size_t b = desc_key(g[i + c]) >> 21;
+      ++cnt4[c][b];
+      mass4[c][b] += w[i + c];
+      total += w[i + c];
+    }
+  }
+  for (; i < m; ++i) {
+    const size_t b = desc_key(g[i]) >> 21;
+    ++cnt4[0][b];
+    mass4[0][b] += w[i];
+    total += w[i];
+  }
+  r.total = total;
+  const double target = factor * total;
+  if (!(target > 0.0)) return r;
+  double before = 0.0;
+  size_t rank = 0;
+  uint32_t b = 0;
+  for (; b < kBuckets; ++b) {
+    const uint32_t cb = cnt4[0][b] + cnt4[1][b] + cnt4[2][b] + cnt4[3][b];
+    if (cb == 0) continue;
+    const double mb = (mass4[0][b] + mass4[1][b]) + (mass4[2][b] + mass4[3][b]);
+    if (before + mb >= target) break;
+    before += mb;
+    rank += cb;
+  }
+  if (b == kBuckets) return r;
+  // S: every position in buckets <= b (a superset of the kept ones), ascending:
+  // those with g >= tf, the least float of bucket b (-Infinity when the
+  // bucket's last key is a NaN pattern: b >= 2044 holds -Infinity).
+  const uint32_t kmax = ((b + 1) << 21) - 1;
+  const uint32_t bits = kmax ^ (kmax & 0x80000000u ? 0u : 0x7FFFFFFFu);
+  float tf;
+  std::memcpy(&tf, &bits, sizeof tf);
+  if (tf != tf) tf = -std::numeric_limits<float>::infinity();
+  size_t j = 0;
+  size_t p = 0;
+  while (p < m) {
+    if (p + 16 <= m && !block_flag<false, true>(g + p, tf)) {
+      p += 16;
+      continue;
+    }
+    const size_t end = std::min(p + 16, m);
+    for (; p < end; ++p) {
+      s[j] = static_cast<uint32_t>(p);
+      j += g[p] >= tf;
+    }
+  }
+  r.s_len = j;
+  const KeyOfLogit key{g};
+  const size_t n = gather(scratch, j, s, key, kDigits32, 0, b);
+  r.cut = radix_mass_cut(n, w, target, key, kDigits32, scratch, scratch, 1, before, rank);
+  return r;
 }
 
 MassCut mass_cut(const float* g, const float* w, size_t m, double target, uint32_t* scratch) {

@@ -61,6 +61,20 @@ struct MassCut {
 // falls back to the code whose rounding it must reproduce.
 // scratch: room for m entries; w >= 0.
 MassCut mass_cut(const float* g, const float* w, size_t m, double target, uint32_t* scratch);
+// top-p in one step: total = the sum of w[0, m) in index order (a double sum,
+// as a plain loop gives it), target = factor * total, and mass_cut's answer
+// (cut.found false also when !(target > 0)). s receives, ascending, the
+// positions of a superset of the elements up to the cut (s_len of them):
+// compacting over s instead of 0..m gives the same result. s and scratch:
+// room for m entries each.
+struct TopPCut {
+  MassCut cut;
+  double total;
+  size_t s_len;
+};
+TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint32_t* s,
+                  uint32_t* scratch);
+
 // The same for the order of increasing key[p] (ties by lower position); keys
 // are >= 0 doubles or +Infinity.
 MassCut mass_cut_by_key(const double* key, const float* w, size_t m, double target,

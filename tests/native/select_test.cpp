@@ -158,4 +158,46 @@ TEST(Select, MassCutMatchesTheSortedCumulativeSum) {
   }
 }
 
+TEST(Select, TopPCutMatchesMassCutWithTheIndexOrderTotal) {
+  std::mt19937 rng(5);
+  for (int kind = 0; kind < 6; ++kind) {
+    for (size_t m : {1, 17, 100, 3000, 50000}) {
+      const std::vector<float> g = Input(kind, m, rng);
+      std::vector<float> w(m);
+      for (size_t i = 0; i < m; ++i) w[i] = static_cast<float>(rng() % 9) * 0x1p-20f;
+      double total = 0.0;
+      for (float v : w) total += v;
+      for (double f : {0.0, 1e-9, 0.3, 0.9, 0.999, 1.0, 1.5}) {
+        std::vector<uint32_t> s(m), scratch(m), scratch2(m);
+        const smx::sel::TopPCut c = smx::sel::top_p_cut(g.data(), w.data(), m, f, s.data(), scratch.data());
+        EXPECT_EQ(c.total, total);
+        if (!(f * total > 0.0)) {
+          EXPECT_FALSE(c.cut.found);
+          continue;
+        }
+        const smx::sel::MassCut want = smx::sel::mass_cut(g.data(), w.data(), m, f * total, scratch2.data());
+        ASSERT_EQ(c.cut.found, want.found) << "kind " << kind << " m " << m << " f " << f;
+        if (!want.found) continue;
+        EXPECT_EQ(c.cut.pos, want.pos);
+        EXPECT_EQ(c.cut.rank, want.rank);
+        // s: ascending, and holds every element up to the cut.
+        const uint32_t kc = smx::sel::desc_key(g[want.pos]);
+        size_t in = 0;
+        for (size_t p = 0; p < m; ++p) {
+          const uint32_t kp = smx::sel::desc_key(g[p]);
+          if (kp < kc || (kp == kc && p <= want.pos)) ++in;
+        }
+        std::vector<uint32_t> ss(s.begin(), s.begin() + c.s_len);
+        EXPECT_TRUE(std::is_sorted(ss.begin(), ss.end()));
+        size_t covered = 0;
+        for (uint32_t p : ss) {
+          const uint32_t kp = smx::sel::desc_key(g[p]);
+          if (kp < kc || (kp == kc && p <= want.pos)) ++covered;
+        }
+        EXPECT_EQ(covered, in) << "kind " << kind << " m " << m << " f " << f;
+      }
+    }
+  }
+}
+
 }  // namespace
