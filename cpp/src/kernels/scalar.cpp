@@ -24,18 +24,19 @@ void f32_rminmax__scalar_u4(size_t n, const float* x, float* min_max) {
 namespace {
 
 // The lanes and reduction order of the SIMD128 kernels, over any exp.
-template <bool kStore, typename Exp>
+template <typename Exp>
 double raddstore(size_t n, const float* x, float* y, Exp exp) {
+  const bool store = y != nullptr;
   double dlo[2] = {0, 0}, dhi[2] = {0, 0};
   // Blocks of 32: two 4-lane float accumulators, each lane sums 4 values; then
   // acc0 + acc1 per lane, and the 4 lanes are added into 2 double lanes each.
-  for (; n >= 32; n -= 32, x += 32, y += kStore ? 32 : 0) {
+  for (; n >= 32; n -= 32, x += 32, y += store ? 32 : 0) {
     float acc0[4] = {0, 0, 0, 0}, acc1[4] = {0, 0, 0, 0};
     for (size_t j = 0; j < 32; j += 8) {
       for (size_t l = 0; l < 4; ++l) {
         const float e0 = exp(x[j + l]);
         const float e1 = exp(x[j + 4 + l]);
-        if (kStore) y[j + l] = e0, y[j + 4 + l] = e1;
+        if (store) y[j + l] = e0, y[j + 4 + l] = e1;
         acc0[l] += e0;
         acc1[l] += e1;
       }
@@ -44,55 +45,47 @@ double raddstore(size_t n, const float* x, float* y, Exp exp) {
     for (size_t l = 0; l < 4; ++l) a[l] = acc0[l] + acc1[l];
     dlo[0] += a[0], dlo[1] += a[1], dhi[0] += a[2], dhi[1] += a[3];
   }
-  for (; n >= 4; n -= 4, x += 4, y += kStore ? 4 : 0) {
+  for (; n >= 4; n -= 4, x += 4, y += store ? 4 : 0) {
     float a[4];
     for (size_t l = 0; l < 4; ++l) {
       a[l] = exp(x[l]);
-      if (kStore) y[l] = a[l];
+      if (store) y[l] = a[l];
     }
     dlo[0] += a[0], dlo[1] += a[1], dhi[0] += a[2], dhi[1] += a[3];
   }
   double tail = 0;
   for (size_t i = 0; i < n; ++i) {
     const float e = exp(x[i]);
-    if (kStore) y[i] = e;
+    if (store) y[i] = e;
     tail += e;
   }
   return (dlo[0] + dlo[1]) + (dhi[0] + dhi[1]) + tail;
 }
 
-template <bool kScaled, bool kStore>
+template <bool kScaled>
 double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float* y) {
   const float neg_max = -max, neg_max_t = neg_max / t;
-  return raddstore<kStore>(
-      n, x, y, [=](float v) { return exp_minus_max<kScaled>(v, neg_max, t, neg_max_t); });
+  return raddstore(n, x, y,
+                   [=](float v) { return exp_minus_max<kScaled>(v, neg_max, t, neg_max_t); });
 }
 
-template <bool kMask, bool kStore>
+template <bool kMask>
 double raddstoreexpminusc(size_t n, const float* x, float nc, float* y) {
   const float bias = kMagic + 127.0f - nc;
-  return raddstore<kStore>(n, x, y, [=](float v) { return exp_shifted<kMask>(v, bias); });
+  return raddstore(n, x, y, [=](float v) { return exp_shifted<kMask>(v, bias); });
 }
 
 }  // namespace
 
 double f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(size_t n, const float* x, float max, float t,
                                                        float* y) {
-  if (y == nullptr)
-    return t == 1.0f ? raddstoreexpminusmax<false, false>(n, x, max, t, y)
-                     : raddstoreexpminusmax<true, false>(n, x, max, t, y);
-  return t == 1.0f ? raddstoreexpminusmax<false, true>(n, x, max, t, y)
-                   : raddstoreexpminusmax<true, true>(n, x, max, t, y);
+  return t == 1.0f ? raddstoreexpminusmax<false>(n, x, max, t, y)
+                   : raddstoreexpminusmax<true>(n, x, max, t, y);
 }
 
 double f32_raddstoreexpminusc__scalar_rr2_p6_u8_acc2(size_t n, const float* x, float nc, bool mask,
                                                      float* y) {
-  if (mask) {
-    return y == nullptr ? raddstoreexpminusc<true, false>(n, x, nc, y)
-                        : raddstoreexpminusc<true, true>(n, x, nc, y);
-  }
-  return y == nullptr ? raddstoreexpminusc<false, false>(n, x, nc, y)
-                      : raddstoreexpminusc<false, true>(n, x, nc, y);
+  return mask ? raddstoreexpminusc<true>(n, x, nc, y) : raddstoreexpminusc<false>(n, x, nc, y);
 }
 
 void f32_vscale__scalar_u4(size_t n, const float* x, float s, float* y) {
