@@ -70,12 +70,14 @@
 //     kept candidates in ascending index order: the first whose cumulative
 //     probability (a double sum in index order) exceeds u * total.
 //
-// Cost per call: O(n) expected; nothing sorts the vocabulary. Top-k with
-// k <= n / 16 is one pass with a k-entry heap, else quickselect on positions
-// (median of three, a heapsort fallback past a depth limit). Top-p first tries
-// the 64, 512, 4096, ... most likely entries (heap selection, then a sort of
-// those few); if their mass falls short, it and typical find the crossing entry
-// by a mass-weighted quickselect.
+// Cost per call: O(n); nothing sorts the vocabulary (cpp/src/select.h). Top-k
+// with k <= 256 and k <= n / 16 is one 16-wide threshold scan with a k-entry
+// heap, on the raw scores when no bias or penalty applies and top-k is the
+// first active step (no copy, no exp); larger k use a radix select on
+// order-preserving keys. Top-p and typical cut by 2048-bucket mass histograms,
+// refined inside the crossing bucket; when their sums could round differently
+// from the sorted cumulative sum (a probability < 2^-29 in the prefix), the
+// previous code (growing prefixes, then a mass-weighted quickselect) decides.
 #pragma once
 #include <cstddef>
 #include <cstdint>
