@@ -322,8 +322,12 @@ SampleStatus Sampler::apply_penalties(size_t n) {
     size_t j = i;
     while (j < w && win[j] == win[i]) ++j;
     float& l = logits_[win[i]];
-    if (o.repetition_penalty != 1.0f) l = l > 0.0f ? l / o.repetition_penalty : l * o.repetition_penalty;
-    l = l - (static_cast<float>(j - i) * o.frequency_penalty + o.presence_penalty);
+    // Penalties move finite scores only: a masked -Infinity stays masked (and
+    // -Infinity - (-Infinity) would be NaN when a penalty overflows).
+    if (l - l == 0.0f) {
+      if (o.repetition_penalty != 1.0f) l = l > 0.0f ? l / o.repetition_penalty : l * o.repetition_penalty;
+      l = l - (static_cast<float>(j - i) * o.frequency_penalty + o.presence_penalty);
+    }
     i = j;
   }
   return SampleStatus::kOk;
