@@ -10,13 +10,13 @@
 //                                             to compare two builds bit for bit
 //
 // Built as the CMake target `sampler_bench` (native, SIMD core via SIMDe).
-#include <ctime>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
+#include <ctime>
 #include <vector>
 
 #include "smx/sampler.h"
@@ -33,7 +33,8 @@ std::vector<float> Scores(size_t n, uint64_t seed, double sd = 3.0) {
   };
   for (size_t i = 0; i < n; ++i) {
     const double u1 = 1.0 - uniform(), u2 = uniform();
-    x[i] = static_cast<float>(sd * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+    x[i] =
+        static_cast<float>(sd * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
   }
   return x;
 }
@@ -174,7 +175,8 @@ int Digest() {
         const size_t kk = std::min<size_t>(n, 8);
         std::vector<int32_t> idx(kk);
         std::vector<float> before(kk), after(kk);
-        h = Mix(h, static_cast<uint64_t>(s.logprobs(x.data(), n, kk, idx.data(), before.data(), after.data())));
+        h = Mix(h, static_cast<uint64_t>(
+                       s.logprobs(x.data(), n, kk, idx.data(), before.data(), after.data())));
         for (size_t i = 0; i < kk; ++i) {
           uint32_t a, b;
           std::memcpy(&a, &before[i], 4);

@@ -92,9 +92,7 @@ EMSCRIPTEN_KEEPALIVE int32_t smx_softmax_steps(Ptr x, uint32_t n, double tempera
   return static_cast<int32_t>(s);
 }
 
-EMSCRIPTEN_KEEPALIVE double smx_sigmoid(double z) {
-  return smx::sigmoid(static_cast<float>(z));
-}
+EMSCRIPTEN_KEEPALIVE double smx_sigmoid(double z) { return smx::sigmoid(static_cast<float>(z)); }
 
 EMSCRIPTEN_KEEPALIVE uint32_t smx_argmax(Ptr x, uint32_t n) {
   return static_cast<uint32_t>(smx::argmax(at<const float>(x), n));
@@ -118,9 +116,23 @@ namespace {
 // (too many for one call's argument list): extra[0..kExtraLen) in this order,
 // then extra[kExtraLen..kExtraLen + breakers) the DRY sequence breakers.
 enum Extra : int {
-  kTopNSigma, kXtcProbability, kXtcThreshold, kMirostat, kMirostatTau, kMirostatEta,
-  kDynatempRange, kDynatempExponent, kEpsilonCutoff, kEtaCutoff, kDryMultiplier, kDryBase,
-  kDryAllowedLength, kDryPenaltyLastN, kNoRepeatNgramSize, kDryBreakers, kExtraLen
+  kTopNSigma,
+  kXtcProbability,
+  kXtcThreshold,
+  kMirostat,
+  kMirostatTau,
+  kMirostatEta,
+  kDynatempRange,
+  kDynatempExponent,
+  kEpsilonCutoff,
+  kEtaCutoff,
+  kDryMultiplier,
+  kDryBase,
+  kDryAllowedLength,
+  kDryPenaltyLastN,
+  kNoRepeatNgramSize,
+  kDryBreakers,
+  kExtraLen
 };
 
 // v as an integer in [lo, hi] (false for NaN, fractions, out of range).
@@ -136,20 +148,22 @@ class SamplerBinding {
   // The options of smx::SamplerOptions, in that order; order[0..order_len)
   // holds int32 step codes (smx::Step); extra: see Extra (0 = all defaults).
   // Returns a SampleStatus.
-  int32_t configure(double temperature, uint32_t top_k, double top_p, double min_p, double typical_p,
-                    uint32_t min_keep, double repetition_penalty, double frequency_penalty,
-                    double presence_penalty, int32_t penalty_last_n, Ptr order, int32_t order_len,
-                    Ptr extra) {
+  int32_t configure(double temperature, uint32_t top_k, double top_p, double min_p,
+                    double typical_p, uint32_t min_keep, double repetition_penalty,
+                    double frequency_penalty, double presence_penalty, int32_t penalty_last_n,
+                    Ptr order, int32_t order_len, Ptr extra) {
     smx::SamplerOptions o;
     o.temperature = static_cast<float>(temperature);
-    o.top_k = top_k, o.top_p = top_p, o.min_p = min_p, o.typical_p = typical_p, o.min_keep = min_keep;
+    o.top_k = top_k, o.top_p = top_p, o.min_p = min_p, o.typical_p = typical_p,
+    o.min_keep = min_keep;
     o.repetition_penalty = static_cast<float>(repetition_penalty);
     o.frequency_penalty = static_cast<float>(frequency_penalty);
     o.presence_penalty = static_cast<float>(presence_penalty);
     o.penalty_last_n = penalty_last_n;
     if (order_len < 0 || order_len > smx::kNumSteps) return status(smx::SampleStatus::kBadOption);
     o.order_len = order_len;
-    for (int32_t i = 0; i < order_len; ++i) o.order[i] = static_cast<smx::Step>(at<const int32_t>(order)[i]);
+    for (int32_t i = 0; i < order_len; ++i)
+      o.order[i] = static_cast<smx::Step>(at<const int32_t>(order)[i]);
     uint32_t breakers = 0;
     if (extra != 0) {
       const double* e = at<const double>(extra);
@@ -194,7 +208,9 @@ class SamplerBinding {
   // seed, clear the history, mirostat's mu = 2 tau.
   void reset(uint32_t lo, uint32_t hi) { s_.reset((static_cast<uint64_t>(hi) << 32) | lo); }
   double mirostatMu() const { return s_.mirostat_mu(); }
-  int32_t accept(Ptr tokens, uint32_t count) { return status(s_.accept(at<const int32_t>(tokens), count)); }
+  int32_t accept(Ptr tokens, uint32_t count) {
+    return status(s_.accept(at<const int32_t>(tokens), count));
+  }
   void clearHistory() { s_.clear_history(); }
   // The index (>= 0), or -SampleStatus.
   int32_t sample(Ptr x, uint32_t n) {
@@ -262,11 +278,15 @@ EMSCRIPTEN_KEEPALIVE void smx_sampler_seed(Ptr s, uint32_t lo, uint32_t hi) {
 EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_accept(Ptr s, Ptr tokens, uint32_t count) {
   return at<SamplerBinding>(s)->accept(tokens, count);
 }
-EMSCRIPTEN_KEEPALIVE void smx_sampler_clear_history(Ptr s) { at<SamplerBinding>(s)->clearHistory(); }
+EMSCRIPTEN_KEEPALIVE void smx_sampler_clear_history(Ptr s) {
+  at<SamplerBinding>(s)->clearHistory();
+}
 EMSCRIPTEN_KEEPALIVE void smx_sampler_reset(Ptr s, uint32_t lo, uint32_t hi) {
   at<SamplerBinding>(s)->reset(lo, hi);
 }
-EMSCRIPTEN_KEEPALIVE double smx_sampler_mirostat_mu(Ptr s) { return at<SamplerBinding>(s)->mirostatMu(); }
+EMSCRIPTEN_KEEPALIVE double smx_sampler_mirostat_mu(Ptr s) {
+  return at<SamplerBinding>(s)->mirostatMu();
+}
 EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_sample(Ptr s, Ptr x, uint32_t n) {
   return at<SamplerBinding>(s)->sample(x, n);
 }
@@ -281,8 +301,8 @@ EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_sample_batch(Ptr s, Ptr x, uint32_t row
 EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_probs(Ptr s, Ptr x, uint32_t n, Ptr out) {
   return at<SamplerBinding>(s)->probs(x, n, out);
 }
-EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_logprobs(Ptr s, Ptr x, uint32_t n, uint32_t k,
-                                                  Ptr index, Ptr before, Ptr after) {
+EMSCRIPTEN_KEEPALIVE int32_t smx_sampler_logprobs(Ptr s, Ptr x, uint32_t n, uint32_t k, Ptr index,
+                                                  Ptr before, Ptr after) {
   return at<SamplerBinding>(s)->logprobs(x, n, k, index, before, after);
 }
 EMSCRIPTEN_KEEPALIVE double smx_sampler_error_index(Ptr s) {

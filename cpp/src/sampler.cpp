@@ -6,8 +6,8 @@
 #include <cstring>
 #include <limits>
 
-#include "select.h"
 #include "sampler_extra.h"
+#include "select.h"
 #include "smx/softmax.h"
 
 namespace smx {
@@ -135,8 +135,10 @@ void select_first(uint32_t* a, size_t n, size_t k, Less less) {
     if (depth-- == 0) return heap_sort(a + lo, hi - lo, less);
     const size_t p = partition(a, lo, hi, less);
     if (p + 1 == k) return;
-    if (p + 1 > k) hi = p;
-    else lo = p + 1;
+    if (p + 1 > k)
+      hi = p;
+    else
+      lo = p + 1;
   }
   insertion_sort(a + lo, hi - lo, less);
 }
@@ -191,11 +193,16 @@ bool steps_valid(const SamplerOptions& o) {
     seen[s] = true;
   }
   // With dynatemp on, the dynatemp step applies the temperature.
-  const bool enabled[kNumSteps] = {o.temperature != 1.0f && !(o.dynatemp_range > 0.0), o.top_k != 0,
-                                   o.top_p < 1.0, o.min_p > 0.0, o.typical_p < 1.0,
-                                   o.top_n_sigma > 0.0, o.xtc_probability > 0.0, o.mirostat != 0,
-                                   o.dynatemp_range > 0.0, o.epsilon_cutoff > 0.0,
-                                   o.eta_cutoff > 0.0, o.dry_multiplier > 0.0f,
+  const bool enabled[kNumSteps] = {o.temperature != 1.0f && !(o.dynatemp_range > 0.0),
+                                   o.top_k != 0,
+                                   o.top_p<1.0, o.min_p> 0.0,
+                                   o.typical_p<1.0, o.top_n_sigma> 0.0,
+                                   o.xtc_probability > 0.0,
+                                   o.mirostat != 0,
+                                   o.dynatemp_range > 0.0,
+                                   o.epsilon_cutoff > 0.0,
+                                   o.eta_cutoff > 0.0,
+                                   o.dry_multiplier > 0.0f,
                                    o.no_repeat_ngram_size > 0};
   for (int s = 0; s < kNumSteps; ++s)
     if (enabled[s] && !seen[s]) return false;
@@ -302,8 +309,8 @@ SampleStatus Sampler::load(const float* x, size_t n) {
 
 SampleStatus Sampler::apply_penalties(size_t n) {
   const SamplerOptions& o = opts_;
-  const bool neutral = o.repetition_penalty == 1.0f && o.frequency_penalty == 0.0f &&
-                       o.presence_penalty == 0.0f;
+  const bool neutral =
+      o.repetition_penalty == 1.0f && o.frequency_penalty == 0.0f && o.presence_penalty == 0.0f;
   if (neutral || o.penalty_last_n == 0 || history_len_ == 0) return SampleStatus::kOk;
   size_t w = history_len_;
   if (o.penalty_last_n > 0) w = std::min(w, static_cast<size_t>(o.penalty_last_n));
@@ -325,7 +332,8 @@ SampleStatus Sampler::apply_penalties(size_t n) {
     // Penalties move finite scores only: a masked -Infinity stays masked (and
     // -Infinity - (-Infinity) would be NaN when a penalty overflows).
     if (l - l == 0.0f) {
-      if (o.repetition_penalty != 1.0f) l = l > 0.0f ? l / o.repetition_penalty : l * o.repetition_penalty;
+      if (o.repetition_penalty != 1.0f)
+        l = l > 0.0f ? l / o.repetition_penalty : l * o.repetition_penalty;
       l = l - (static_cast<float>(j - i) * o.frequency_penalty + o.presence_penalty);
     }
     i = j;
@@ -519,18 +527,30 @@ void Sampler::run_step(Step s) {
       }
       return;
     }
-    case Step::kTopK: return top_k(opts_.top_k);
-    case Step::kTopP: return top_p(opts_.top_p);
-    case Step::kMinP: return min_p(opts_.min_p);
-    case Step::kTypicalP: return typical_p(opts_.typical_p);
-    case Step::kTopNSigma: return top_n_sigma();
-    case Step::kXtc: return xtc();
-    case Step::kMirostat: return mirostat();
-    case Step::kDynatemp: return dynatemp();
-    case Step::kEpsilonCutoff: return epsilon_cutoff();
-    case Step::kEtaCutoff: return eta_cutoff();
-    case Step::kDry: return dry();
-    case Step::kNoRepeatNgram: return no_repeat_ngram();
+    case Step::kTopK:
+      return top_k(opts_.top_k);
+    case Step::kTopP:
+      return top_p(opts_.top_p);
+    case Step::kMinP:
+      return min_p(opts_.min_p);
+    case Step::kTypicalP:
+      return typical_p(opts_.typical_p);
+    case Step::kTopNSigma:
+      return top_n_sigma();
+    case Step::kXtc:
+      return xtc();
+    case Step::kMirostat:
+      return mirostat();
+    case Step::kDynatemp:
+      return dynatemp();
+    case Step::kEpsilonCutoff:
+      return epsilon_cutoff();
+    case Step::kEtaCutoff:
+      return eta_cutoff();
+    case Step::kDry:
+      return dry();
+    case Step::kNoRepeatNgram:
+      return no_repeat_ngram();
   }
 }
 
@@ -549,12 +569,18 @@ SampleStatus Sampler::prepare(const float* x, size_t n) {
   const SamplerOptions& o = opts_;
   const auto passive = [&o](Step st) {
     switch (st) {
-      case Step::kTemperature: return o.temperature != 0.0f && o.temperature != kInf;
-      case Step::kNoRepeatNgram: return !(o.no_repeat_ngram_size > 0);
-      case Step::kDry: return !(o.dry_multiplier > 0.0f);
-      case Step::kDynatemp: return !(o.dynatemp_range > 0.0);
-      case Step::kTopNSigma: return !(o.top_n_sigma > 0.0);
-      default: return false;
+      case Step::kTemperature:
+        return o.temperature != 0.0f && o.temperature != kInf;
+      case Step::kNoRepeatNgram:
+        return !(o.no_repeat_ngram_size > 0);
+      case Step::kDry:
+        return !(o.dry_multiplier > 0.0f);
+      case Step::kDynatemp:
+        return !(o.dynatemp_range > 0.0);
+      case Step::kTopNSigma:
+        return !(o.top_n_sigma > 0.0);
+      default:
+        return false;
     }
   };
   int first = 0;
@@ -620,8 +646,10 @@ int32_t Sampler::draw() {
   size_t lo = 0, hi = m_;
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    if (cum_[mid] > target) hi = mid;
-    else lo = mid + 1;
+    if (cum_[mid] > target)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   if (lo == m_) {  // u * total rounded up to total: the last entry with mass
     lo = m_ - 1;

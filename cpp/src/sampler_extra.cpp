@@ -11,12 +11,13 @@
 // so the same seed gives the same indices natively and in both wasm builds.
 // Every scratch buffer is reserved before the steps run (prepare_checked);
 // a step reports a failure through step_status_.
+#include "sampler_extra.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-#include "sampler_extra.h"
 #include "smx/sampler.h"
 #include "smx/softmax.h"
 
@@ -69,8 +70,9 @@ bool in01(double v) { return v >= 0.0 && v <= 1.0; }
 }  // namespace
 
 bool extra_options_valid(const SamplerOptions& o) {
-  const bool dry_ok = o.dry_multiplier >= 0.0f && finite_d(o.dry_multiplier) && o.dry_base >= 1.0f &&
-                      finite_d(o.dry_base) && o.dry_allowed_length >= 0 && o.dry_penalty_last_n >= -1;
+  const bool dry_ok = o.dry_multiplier >= 0.0f && finite_d(o.dry_multiplier) &&
+                      o.dry_base >= 1.0f && finite_d(o.dry_base) && o.dry_allowed_length >= 0 &&
+                      o.dry_penalty_last_n >= -1;
   const bool dyn_ok = o.dynatemp_range >= 0.0 && finite_d(o.dynatemp_range) &&
                       o.dynatemp_exponent >= 0.0 && finite_d(o.dynatemp_exponent) &&
                       (o.dynatemp_range == 0.0 || finite_d(o.temperature));
@@ -111,7 +113,8 @@ size_t Sampler::history_keep() const {
   if (o.no_repeat_ngram_size > 0) return SIZE_MAX;
   size_t keep = o.penalty_last_n < 0 ? SIZE_MAX : static_cast<size_t>(o.penalty_last_n);
   if (o.dry_multiplier > 0.0f) {
-    keep = std::max(keep, o.dry_penalty_last_n < 0 ? SIZE_MAX : static_cast<size_t>(o.dry_penalty_last_n));
+    keep = std::max(
+        keep, o.dry_penalty_last_n < 0 ? SIZE_MAX : static_cast<size_t>(o.dry_penalty_last_n));
   }
   return keep;
 }
@@ -227,19 +230,23 @@ void Sampler::mirostat() {
   for (size_t i = 0; i + 1 < mm; ++i) {
     const double ti = log_f64(static_cast<double>(i + 2) / static_cast<double>(i + 1));
     const float a = g[top[i]], b = g[top[i + 1]];
-    const double bi = (a - a == 0.0f && b - b == 0.0f)
-                          ? (static_cast<double>(a) - static_cast<double>(b)) / static_cast<double>(t_)
-                          : log_f64(static_cast<double>(q_[top[i]]) / static_cast<double>(q_[top[i + 1]]));
+    const double bi =
+        (a - a == 0.0f && b - b == 0.0f)
+            ? (static_cast<double>(a) - static_cast<double>(b)) / static_cast<double>(t_)
+            : log_f64(static_cast<double>(q_[top[i]]) / static_cast<double>(q_[top[i + 1]]));
     sum_ti_bi += ti * bi;
     sum_ti_sq += ti * ti;
   }
   const double s_hat = sum_ti_bi / sum_ti_sq;
   const double eps_hat = s_hat - 1.0;
-  const double base = (eps_hat * pow_f64(2.0, mu_)) / (1.0 - pow_f64(static_cast<double>(n_), -eps_hat));
+  const double base =
+      (eps_hat * pow_f64(2.0, mu_)) / (1.0 - pow_f64(static_cast<double>(n_), -eps_hat));
   const double k = pow_f64(base, 1.0 / s_hat);
   size_t kk = 1;
-  if (k >= static_cast<double>(m_)) kk = m_;
-  else if (k >= 1.0) kk = static_cast<size_t>(k);  // int(k), at least 1 (NaN too)
+  if (k >= static_cast<double>(m_))
+    kk = m_;
+  else if (k >= 1.0)
+    kk = static_cast<size_t>(k);  // int(k), at least 1 (NaN too)
   top_k(static_cast<uint32_t>(kk));
 }
 
@@ -351,7 +358,8 @@ void Sampler::dry() {
   //    entries only), then logit -= multiplier * base^min(len - allowed, max_exponent).
   const float kFloatMaxLog = 88.7228391f;
   int max_exponent = 0;
-  if (o.dry_base > 1.000001f) max_exponent = static_cast<int>(kFloatMaxLog / static_cast<float>(log_f64(o.dry_base)));
+  if (o.dry_base > 1.000001f)
+    max_exponent = static_cast<int>(kFloatMaxLog / static_cast<float>(log_f64(o.dry_base)));
   const uint32_t* first = cand_.data();
   const uint32_t* end = first + m_;
   double* best = ex_d_.data();
@@ -375,9 +383,11 @@ void Sampler::dry() {
     best[p] = -1.0;  // once per candidate
     if (breaker(static_cast<int32_t>(tok[i]))) continue;
     size_t e = n - allowed;
-    if (max_exponent > 0 && e > static_cast<size_t>(max_exponent)) e = static_cast<size_t>(max_exponent);
-    const auto penalty = static_cast<float>(static_cast<double>(o.dry_multiplier) *
-                                            pow_int(static_cast<double>(o.dry_base), static_cast<int>(std::min<size_t>(e, 1u << 30))));
+    if (max_exponent > 0 && e > static_cast<size_t>(max_exponent))
+      e = static_cast<size_t>(max_exponent);
+    const auto penalty = static_cast<float>(
+        static_cast<double>(o.dry_multiplier) *
+        pow_int(static_cast<double>(o.dry_base), static_cast<int>(std::min<size_t>(e, 1u << 30))));
     // At the temperature applied so far: the scaled logit drops by penalty.
     const float lowered = g_[p] - penalty * t_;
     g_[p] = lowered < lowest ? lowest : lowered;

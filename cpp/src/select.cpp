@@ -47,7 +47,8 @@ size_t sort_small(const uint32_t* a, size_t n, Key key, Item* out) {
   for (size_t i = 0; i < n; ++i) {
     const Item v{key(a[i]), a[i]};
     size_t j = i;
-    for (; j > 0 && (v.key < out[j - 1].key || (v.key == out[j - 1].key && v.pos < out[j - 1].pos)); --j)
+    for (; j > 0 && (v.key < out[j - 1].key || (v.key == out[j - 1].key && v.pos < out[j - 1].pos));
+         --j)
       out[j] = out[j - 1];
     out[j] = v;
   }
@@ -108,9 +109,9 @@ uint32_t radix_kth(size_t m, size_t k, Key key, const Digits& d, uint32_t* a) {
 // From `level` on, over a[0, n) (from == a) or over 0..n (from == nullptr),
 // with `before` the mass and `rank` the count of the elements before them.
 template <class Key>
-MassCut radix_mass_cut(size_t n, const float* w, double target, Key key, const Digits& d, uint32_t* a,
-                       const uint32_t* from = nullptr, int first_level = 0, double before = 0.0,
-                       size_t rank = 0) {
+MassCut radix_mass_cut(size_t n, const float* w, double target, Key key, const Digits& d,
+                       uint32_t* a, const uint32_t* from = nullptr, int first_level = 0,
+                       double before = 0.0, size_t rank = 0) {
   uint32_t cnt[kBuckets];
   double mass[kBuckets];
   for (int level = first_level; level < d.levels; ++level) {

@@ -47,9 +47,9 @@ size_t first_k_scan(const float* x, size_t n, size_t k, uint32_t* out);
 uint32_t kth(const float* g, size_t m, size_t k, uint32_t* scratch);
 
 struct MassCut {
-  uint32_t pos;   // the first element c in the order whose prefix mass reaches target
-  size_t rank;    // 1 + the number of elements before c in the order
-  bool found;     // false: the whole mass stays below target (pos, rank undefined)
+  uint32_t pos;  // the first element c in the order whose prefix mass reaches target
+  size_t rank;   // 1 + the number of elements before c in the order
+  bool found;    // false: the whole mass stays below target (pos, rank undefined)
 };
 
 // With mass(c) = sum of w over the elements of the order up to and including

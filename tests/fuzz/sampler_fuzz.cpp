@@ -58,28 +58,43 @@ struct Reader {
 float score(Reader& r) {
   const uint8_t tag = r.byte();
   switch (tag % 16) {
-    case 0: return kNaN;
-    case 1: return kInf;
-    case 2: case 3: return -kInf;
-    case 4: return std::numeric_limits<float>::denorm_min();
-    case 5: return kMax;
-    case 6: return -kMax;
-    case 7: return 0.0f;
-    case 8: return -0.0f;
-    case 9: case 10: case 11: case 12:
+    case 0:
+      return kNaN;
+    case 1:
+      return kInf;
+    case 2:
+    case 3:
+      return -kInf;
+    case 4:
+      return std::numeric_limits<float>::denorm_min();
+    case 5:
+      return kMax;
+    case 6:
+      return -kMax;
+    case 7:
+      return 0.0f;
+    case 8:
+      return -0.0f;
+    case 9:
+    case 10:
+    case 11:
+    case 12:
       return static_cast<float>(static_cast<int>(r.byte()) - 128) / 8.0f;
-    default: return r.raw();
+    default:
+      return r.raw();
   }
 }
 
 float temperature(Reader& r) {
-  static const float kT[] = {1, 1, 0, kInf, 0.5f, 2, kNaN, -1, 1e-45f, kMax, 1e-30f, 0.7f, -0.0f, 1.5f};
+  static const float kT[] = {1,  1,      0,    kInf,   0.5f, 2,     kNaN,
+                             -1, 1e-45f, kMax, 1e-30f, 0.7f, -0.0f, 1.5f};
   const uint8_t b = r.byte() % 16;
   return b < 14 ? kT[b] : r.raw();
 }
 
 double unit(Reader& r, double off) {  // a probability-like option, sometimes out of range
-  static const double kP[] = {0.9, 0.5, 0.1, 1e-9, 0.0, 1.0, 1.5, -0.1, std::nan(""), 0.999999, 0.05};
+  static const double kP[] = {0.9, 0.5,  0.1,          1e-9,     0.0, 1.0,
+                              1.5, -0.1, std::nan(""), 0.999999, 0.05};
   const uint8_t b = r.byte();
   return b < 128 ? off : kP[b % 11];
 }
@@ -88,8 +103,8 @@ double unit(Reader& r, double off) {  // a probability-like option, sometimes ou
   std::fprintf(stderr, "INVARIANT BROKEN: %s: got %.9g, expected %.9g\n", what, got, expected);
   std::abort();
 }
-#define CHECK(cond, what, got, expected) \
-  do {                                   \
+#define CHECK(cond, what, got, expected)    \
+  do {                                      \
     if (!(cond)) fail(what, got, expected); \
   } while (0)
 
@@ -139,7 +154,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::copy(smx::kOrderLlamaCpp, smx::kOrderLlamaCpp + smx::kNumSteps, o.order);
   } else if (ord >= 228) {  // an explicit list, maybe short or with duplicates
     o.order_len = ord % 6;
-    for (int i = 0; i < o.order_len; ++i) o.order[i] = static_cast<smx::Step>(r.byte() % smx::kNumSteps);
+    for (int i = 0; i < o.order_len; ++i)
+      o.order[i] = static_cast<smx::Step>(r.byte() % smx::kNumSteps);
   }
   uint64_t seed = r.u32();
   seed |= static_cast<uint64_t>(r.u32()) << 32;
@@ -168,22 +184,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CHECK(cs == smx::SampleStatus::kBadOption, "configure rejects an option out of range",
           static_cast<int>(cs), 4);
   if (cs != smx::SampleStatus::kOk) {
-    CHECK(a.options().temperature == 1.0f && a.options().top_k == 0, "a failed configure changes nothing",
-          a.options().temperature, 1);
+    CHECK(a.options().temperature == 1.0f && a.options().top_k == 0,
+          "a failed configure changes nothing", a.options().temperature, 1);
     return 0;
   }
   CHECK(b.configure(o) == cs, "configure deterministic", 0, 0);
   bool bias_ok = true;
   for (float v : bias_value) bias_ok = bias_ok && (std::isfinite(v) || v == -kInf);
   const smx::SampleStatus bs = a.set_logit_bias(bias_index.data(), bias_value.data(), nbias);
-  CHECK((bs == smx::SampleStatus::kOk) == bias_ok, "set_logit_bias accepts finite or -Infinity only",
-        static_cast<int>(bs), 0);
+  CHECK((bs == smx::SampleStatus::kOk) == bias_ok,
+        "set_logit_bias accepts finite or -Infinity only", static_cast<int>(bs), 0);
   b.set_logit_bias(bias_index.data(), bias_value.data(), nbias);
   const bool bias_applied = bs == smx::SampleStatus::kOk && nbias > 0;
   bool hist_ok = true;
   for (int32_t t : history) hist_ok = hist_ok && t >= 0;
   const smx::SampleStatus hs = a.accept(history.data(), nhist);
-  CHECK((hs == smx::SampleStatus::kOk) == hist_ok, "accept rejects negative tokens", static_cast<int>(hs), 0);
+  CHECK((hs == smx::SampleStatus::kOk) == hist_ok, "accept rejects negative tokens",
+        static_cast<int>(hs), 0);
   b.accept(history.data(), nhist);
   a.seed(seed);
   b.seed(seed);
@@ -197,18 +214,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The status, where it is known without the sampler.
   bool has_nan = false, all_masked = true;
   for (float v : x) has_nan = has_nan || v != v, all_masked = all_masked && v == -kInf;
-  const bool neutral_penalties = a.options().penalty_last_n == 0 || !hist_ok || nhist == 0 ||
-                                 (o.repetition_penalty == 1.0f && o.frequency_penalty == 0.0f &&
-                                  o.presence_penalty == 0.0f);
+  const bool neutral_penalties =
+      a.options().penalty_last_n == 0 || !hist_ok || nhist == 0 ||
+      (o.repetition_penalty == 1.0f && o.frequency_penalty == 0.0f && o.presence_penalty == 0.0f);
   const bool plain = !bias_applied && neutral_penalties;
   if (n == 0) CHECK(ps == smx::SampleStatus::kEmpty, "no scores: kEmpty", static_cast<int>(ps), 1);
   if (ps == smx::SampleStatus::kEmpty) CHECK(n == 0, "kEmpty only for no scores", n, 0);
-  if (n > 0 && has_nan) CHECK(ps == smx::SampleStatus::kNaNScore || ps == smx::SampleStatus::kBadToken,
-                              "a NaN score is an error", static_cast<int>(ps), 3);
+  if (n > 0 && has_nan)
+    CHECK(ps == smx::SampleStatus::kNaNScore || ps == smx::SampleStatus::kBadToken,
+          "a NaN score is an error", static_cast<int>(ps), 3);
   if (ps == smx::SampleStatus::kNaNScore)
     CHECK(a.error_index() < n && x[a.error_index()] != x[a.error_index()],
           "kNaNScore names a NaN score", a.error_index(), 0);
-  if (ps == smx::SampleStatus::kBadToken) CHECK(a.error_index() >= n, "kBadToken names a token >= n", a.error_index(), n);
+  if (ps == smx::SampleStatus::kBadToken)
+    CHECK(a.error_index() >= n, "kBadToken names a token >= n", a.error_index(), n);
   if (n > 0 && !has_nan && plain)
     CHECK(ps == (all_masked ? smx::SampleStatus::kAllMasked : smx::SampleStatus::kOk),
           "status of plain scores", static_cast<int>(ps), all_masked ? 2 : 0);
@@ -237,19 +256,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (o.temperature == 0.0f && plain && o.typical_p == 1.0) {  // typical may drop the max
     size_t first = 0;
-    for (size_t i = 1; i < n; ++i) if (x[i] > x[first]) first = i;
+    for (size_t i = 1; i < n; ++i)
+      if (x[i] > x[first]) first = i;
     CHECK(p[first] == 1.0f, "T = 0: all mass on the first maximum", p[first], 1.0);
   }
 
   // Sampled indices have probability > 0; a and b (same seed) agree.
-  CHECK(one >= 0 && static_cast<size_t>(one) < n && p[one] > 0.0f, "sampled index has probs > 0", one, 0);
+  CHECK(one >= 0 && static_cast<size_t>(one) < n && p[one] > 0.0f, "sampled index has probs > 0",
+        one, 0);
   int32_t one_b = -1;
   b.probs(x.data(), n, p2.data());  // no draw: b stays in step with a
   b.sample(x.data(), n, &one_b);
   CHECK(one == one_b, "same seed, same index", one_b, one);
   const size_t count = 1 + r.byte() % 16;  // bytes are used up: count is 1
   std::vector<int32_t> many(count + 8), singles(count + 8);
-  CHECK(a.sample_many(x.data(), n, count + 8, many.data()) == smx::SampleStatus::kOk, "sample_many ok", 0, 0);
+  CHECK(a.sample_many(x.data(), n, count + 8, many.data()) == smx::SampleStatus::kOk,
+        "sample_many ok", 0, 0);
   for (size_t i = 0; i < count + 8; ++i) {
     CHECK(b.sample(x.data(), n, &singles[i]) == smx::SampleStatus::kOk, "sample ok", 0, 0);
     CHECK(many[i] >= 0 && static_cast<size_t>(many[i]) < n && p[many[i]] > 0.0f,
@@ -265,13 +287,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t kk = std::min<size_t>(n, 5);
   std::vector<int32_t> idx(kk + 1);
   std::vector<float> before(kk + 1), after(kk + 1);
-  CHECK(a.logprobs(x.data(), n, kk, idx.data(), before.data(), after.data()) == smx::SampleStatus::kOk,
+  CHECK(a.logprobs(x.data(), n, kk, idx.data(), before.data(), after.data()) ==
+            smx::SampleStatus::kOk,
         "logprobs ok", 0, 0);
   for (size_t j = 0; j < kk; ++j) {
     CHECK(idx[j] >= 0 && static_cast<size_t>(idx[j]) < n, "logprobs index in range", idx[j], n);
-    for (size_t i = 0; i < j; ++i) CHECK(idx[i] != idx[j], "logprobs indices distinct", idx[j], idx[i]);
+    for (size_t i = 0; i < j; ++i)
+      CHECK(idx[i] != idx[j], "logprobs indices distinct", idx[j], idx[i]);
     CHECK(!(before[j] > 0.0f) && !(after[j] > 0.0f), "log-probabilities <= 0", before[j], after[j]);
-    if (after[j] == -kInf) CHECK(p[idx[j]] == 0.0f, "after -Infinity only where probs is 0", p[idx[j]], 0);
+    if (after[j] == -kInf)
+      CHECK(p[idx[j]] == 0.0f, "after -Infinity only where probs is 0", p[idx[j]], 0);
     if (plain && j > 0)
       CHECK(x[idx[j - 1]] >= x[idx[j]], "logprobs by decreasing score", x[idx[j]], x[idx[j - 1]]);
   }

@@ -61,38 +61,67 @@ struct Reader {
 
 float special(uint8_t tag, Reader& r) {
   switch (tag % 16) {
-    case 0: return kNaN;
-    case 1: return kInf;
-    case 2: return -kInf;
-    case 3: return kDenormMin;
-    case 4: return -kDenormMin;
-    case 5: return kMax;
-    case 6: return -kMax;
-    case 7: return 0.0f;
-    case 8: return -0.0f;
-    case 9: return std::numeric_limits<float>::min();  // smallest normal
-    case 10: return 88.0f;
-    case 11: return -104.0f;
-    case 12: case 13: return static_cast<float>(static_cast<int>(r.byte()) - 128) / 8.0f;
-    default: return r.raw();
+    case 0:
+      return kNaN;
+    case 1:
+      return kInf;
+    case 2:
+      return -kInf;
+    case 3:
+      return kDenormMin;
+    case 4:
+      return -kDenormMin;
+    case 5:
+      return kMax;
+    case 6:
+      return -kMax;
+    case 7:
+      return 0.0f;
+    case 8:
+      return -0.0f;
+    case 9:
+      return std::numeric_limits<float>::min();  // smallest normal
+    case 10:
+      return 88.0f;
+    case 11:
+      return -104.0f;
+    case 12:
+    case 13:
+      return static_cast<float>(static_cast<int>(r.byte()) - 128) / 8.0f;
+    default:
+      return r.raw();
   }
 }
 
 float temperature(Reader& r) {
   switch (r.byte() % 16) {
-    case 0: case 1: return 1.0f;
-    case 2: return 0.0f;
-    case 3: return kInf;
-    case 4: return 0.5f;
-    case 5: return 2.0f;
-    case 6: return kNaN;
-    case 7: return -1.0f;
-    case 8: return kDenormMin;
-    case 9: return kMax;
-    case 10: return 1e-30f;
-    case 11: return -0.0f;
-    case 12: return 0.7f;
-    default: return r.raw();
+    case 0:
+    case 1:
+      return 1.0f;
+    case 2:
+      return 0.0f;
+    case 3:
+      return kInf;
+    case 4:
+      return 0.5f;
+    case 5:
+      return 2.0f;
+    case 6:
+      return kNaN;
+    case 7:
+      return -1.0f;
+    case 8:
+      return kDenormMin;
+    case 9:
+      return kMax;
+    case 10:
+      return 1e-30f;
+    case 11:
+      return -0.0f;
+    case 12:
+      return 0.7f;
+    default:
+      return r.raw();
   }
 }
 
@@ -101,8 +130,8 @@ float temperature(Reader& r) {
                expected);
   std::abort();
 }
-#define CHECK(cond, what, i, got, expected) \
-  do {                                      \
+#define CHECK(cond, what, i, got, expected)    \
+  do {                                         \
     if (!(cond)) fail(what, i, got, expected); \
   } while (0)
 
@@ -134,7 +163,8 @@ std::vector<Slice> slices_of(const smx::Layout& l) {
   std::vector<Slice> s(l.outer * l.inner);
   for (size_t o = 0; o < l.outer; ++o)
     for (size_t in = 0; in < l.inner; ++in)
-      for (size_t i = 0; i < l.n; ++i) s[o * l.inner + in].idx.push_back(o * l.n * l.inner + i * l.inner + in);
+      for (size_t i = 0; i < l.n; ++i)
+        s[o * l.inner + in].idx.push_back(o * l.n * l.inner + i * l.inner + in);
   return s;
 }
 
@@ -147,13 +177,17 @@ struct SliceInfo {
 SliceInfo info(const std::vector<float>& x, const Slice& s, float t) {
   SliceInfo f;
   for (size_t i : s.idx) {
-    if (x[i] != x[i]) f.nan = true;
-    else if (x[i] > f.max) f.max = x[i];
+    if (x[i] != x[i])
+      f.nan = true;
+    else if (x[i] > f.max)
+      f.max = x[i];
   }
   f.all_masked = !f.nan && f.max == -kInf && !s.idx.empty();
   for (size_t i : s.idx) {
-    if (t == kInf) f.kept += x[i] != -kInf;
-    else if (f.max == kInf || t == 0.0f) f.kept += x[i] == f.max;
+    if (t == kInf)
+      f.kept += x[i] != -kInf;
+    else if (f.max == kInf || t == 0.0f)
+      f.kept += x[i] == f.max;
   }
   return f;
 }
@@ -177,12 +211,18 @@ void check_softmax(const std::vector<float>& x, const std::vector<float>& y, con
     if (f.all_masked) {
       for (size_t i : s.idx) {
         switch (o.masked) {
-          case smx::Masked::kNaN: CHECK(y[i] != y[i], "softmax: masked nan", i, y[i], kNaN); break;
-          case smx::Masked::kZeros: CHECK(y[i] == 0.0f, "softmax: masked zeros", i, y[i], 0); break;
-          case smx::Masked::kUniform:
-            CHECK(std::fabs(y[i] - 1.0 / n) <= 1e-6 / n, "softmax: masked uniform", i, y[i], 1.0 / n);
+          case smx::Masked::kNaN:
+            CHECK(y[i] != y[i], "softmax: masked nan", i, y[i], kNaN);
             break;
-          case smx::Masked::kThrow: fail("softmax: masked throw returned kOk", i, y[i], 0);
+          case smx::Masked::kZeros:
+            CHECK(y[i] == 0.0f, "softmax: masked zeros", i, y[i], 0);
+            break;
+          case smx::Masked::kUniform:
+            CHECK(std::fabs(y[i] - 1.0 / n) <= 1e-6 / n, "softmax: masked uniform", i, y[i],
+                  1.0 / n);
+            break;
+          case smx::Masked::kThrow:
+            fail("softmax: masked throw returned kOk", i, y[i], 0);
         }
       }
       continue;
@@ -219,9 +259,11 @@ void check_softmax(const std::vector<float>& x, const std::vector<float>& y, con
     std::sort(ord.begin(), ord.end(), [&](size_t a, size_t b) { return x[a] < x[b]; });
     for (size_t k = 1; k < ord.size(); ++k)
       if (x[ord[k - 1]] < x[ord[k]])
-        CHECK(y[ord[k - 1]] <= y[ord[k]] * (1 + 1e-6 + (y[ord[k]] > 0 ? std::fabs(std::log(y[ord[k]])) * 0x1p-23 : 0)) + 1e-36,
-              "softmax: keeps the order", ord[k - 1], y[ord[k - 1]],
-              y[ord[k]]);
+        CHECK(y[ord[k - 1]] <=
+                  y[ord[k]] * (1 + 1e-6 +
+                               (y[ord[k]] > 0 ? std::fabs(std::log(y[ord[k]])) * 0x1p-23 : 0)) +
+                      1e-36,
+              "softmax: keeps the order", ord[k - 1], y[ord[k - 1]], y[ord[k]]);
   }
 }
 
@@ -277,7 +319,8 @@ void check_log_sum_exp(const std::vector<float>& x, const std::vector<double>& l
     }
     if (t == kInf) {
       CHECK(std::fabs(v - std::log(static_cast<double>(f.kept))) <= 1e-12 * (1 + v),
-            "log_sum_exp at T=Inf is log(#not masked)", k, v, std::log(static_cast<double>(f.kept)));
+            "log_sum_exp at T=Inf is log(#not masked)", k, v,
+            std::log(static_cast<double>(f.kept)));
       continue;
     }
     if (f.max == kInf) {
@@ -285,7 +328,9 @@ void check_log_sum_exp(const std::vector<float>& x, const std::vector<double>& l
       continue;
     }
     if (t == 0.0f) {
-      const double want = f.max > 0 ? HUGE_VAL : f.max < 0 ? -HUGE_VAL : std::log(static_cast<double>(f.kept));
+      const double want = f.max > 0   ? HUGE_VAL
+                          : f.max < 0 ? -HUGE_VAL
+                                      : std::log(static_cast<double>(f.kept));
       CHECK(v == want || std::fabs(v - want) <= 1e-12 * (1 + std::fabs(want)), "log_sum_exp at T=0",
             k, v, want);
       continue;
@@ -309,7 +354,8 @@ void check_steps(const std::vector<float>& x, const smx::Options& o, bool temper
   const size_t n = x.size();
   std::vector<float> a(5 * n + 1), b(5 * n + 1);
   auto steps_of = [n](std::vector<float>& v) {
-    return smx::Steps{v.data(), v.data() + n, v.data() + 2 * n, v.data() + 3 * n, v.data() + 4 * n, 0, 0, 0};
+    return smx::Steps{
+        v.data(), v.data() + n, v.data() + 2 * n, v.data() + 3 * n, v.data() + 4 * n, 0, 0, 0};
   };
   smx::Steps s1 = steps_of(a), s2 = steps_of(b);
   const smx::Status st1 = smx::softmax_steps(x.data(), n, o, &s1);
@@ -339,7 +385,8 @@ void check_steps(const std::vector<float>& x, const smx::Options& o, bool temper
           y[i]);
     if (s1.shifted[i] == s1.shifted[i])
       CHECK(s1.shifted[i] <= 0.0f, "softmax_steps: shifted <= 0", i, s1.shifted[i], 0);
-    CHECK(s1.exps[i] >= 0.0f && s1.exps[i] <= 1.0f, "softmax_steps: exps in [0, 1]", i, s1.exps[i], 1);
+    CHECK(s1.exps[i] >= 0.0f && s1.exps[i] <= 1.0f, "softmax_steps: exps in [0, 1]", i, s1.exps[i],
+          1);
   }
 }
 
@@ -356,15 +403,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (b < 240) {
       d = b % 9;
     } else {
-      static const int32_t kHostile[] = {-1, INT32_MAX, 65536, 1 << 30, INT32_MIN, -7, 46341, 3,
-                                         1 << 16, 2, 0, 1, 1 << 20, 4096, 5, 7};
+      static const int32_t kHostile[] = {-1,      INT32_MAX, 65536,   1 << 30, INT32_MIN, -7,
+                                         46341,   3,         1 << 16, 2,       0,         1,
+                                         1 << 20, 4096,      5,       7};
       d = kHostile[b - 240];
       hostile = true;
     }
     if (!hostile) product *= static_cast<size_t>(d);
   }
   const uint8_t flags = r.byte();
-  const auto axis = static_cast<int32_t>(std::max(-6, std::min(6, static_cast<int>(static_cast<int8_t>(r.byte())))));
+  const auto axis = static_cast<int32_t>(
+      std::max(-6, std::min(6, static_cast<int>(static_cast<int8_t>(r.byte())))));
   smx::Options o;
   o.temperature = temperature(r);
   o.masked = static_cast<smx::Masked>(r.byte() % 4);
@@ -373,9 +422,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   while (r.n > 0 && payload.size() < kMaxElements) payload.push_back(special(r.byte(), r));
 
   size_t length;
-  if (ndim == 0 || hostile) length = payload.size();
-  else if (!(flags & 1)) length = product;
-  else length = (flags >> 1) % 3 == 0 && product > 0 ? product - 1 : product + 1 + (flags >> 1) % 3;
+  if (ndim == 0 || hostile)
+    length = payload.size();
+  else if (!(flags & 1))
+    length = product;
+  else
+    length = (flags >> 1) % 3 == 0 && product > 0 ? product - 1 : product + 1 + (flags >> 1) % 3;
   if (length > kMaxElements) return 0;
   std::vector<float> x(length);
   for (size_t i = 0; i < length; ++i) x[i] = payload.empty() ? 0.0f : payload[i % payload.size()];
@@ -386,7 +438,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const smx::Status want = expected_layout(length, shape, axis);
   CHECK(ls == want, "make_layout status", 0, static_cast<int>(ls), static_cast<int>(want));
   const bool temperature_ok = o.temperature >= 0.0f;
-  check_steps(payload.size() <= 1024 ? payload : std::vector<float>(payload.begin(), payload.begin() + 1024),
+  check_steps(payload.size() <= 1024 ? payload
+                                     : std::vector<float>(payload.begin(), payload.begin() + 1024),
               o, temperature_ok);
   if (ls != smx::Status::kOk) return 0;
   CHECK(l.outer * l.n * l.inner == length, "layout covers the tensor", 0,
@@ -395,15 +448,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // log_sum_exp gives one -Infinity per slice); the harness does not enumerate them.
   if (l.outer * l.inner > 4 * kMaxElements) return 0;
   smx::make_layout(length, shape.data(), ndim, axis, &l2);
-  CHECK(l.outer == l2.outer && l.n == l2.n && l.inner == l2.inner, "make_layout deterministic", 0, 0, 0);
+  CHECK(l.outer == l2.outer && l.n == l2.n && l.inner == l2.inner, "make_layout deterministic", 0,
+        0, 0);
 
   // Which status softmax must return.
   bool some_masked = false;
   if (l.n > 0)
-    for (const Slice& s : slices_of(l)) some_masked = some_masked || info(x, s, o.temperature).all_masked;
+    for (const Slice& s : slices_of(l))
+      some_masked = some_masked || info(x, s, o.temperature).all_masked;
   const smx::Status expect = !temperature_ok ? smx::Status::kBadTemperature
-                             : (some_masked && o.masked == smx::Masked::kThrow) ? smx::Status::kAllMasked
-                                                                                : smx::Status::kOk;
+                             : (some_masked && o.masked == smx::Masked::kThrow)
+                                 ? smx::Status::kAllMasked
+                                 : smx::Status::kOk;
 
   // softmax: twice out of place, once in place.
   std::vector<float> y1(length), y2(length), yin = x;
@@ -415,7 +471,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         static_cast<int>(s3));
   if (s1 == smx::Status::kOk) {
     CHECK(same_bits(y1.data(), y2.data(), length * 4), "softmax deterministic", 0, 0, 0);
-    CHECK(same_bits(y1.data(), yin.data(), length * 4), "softmax in place == out of place", 0, 0, 0);
+    CHECK(same_bits(y1.data(), yin.data(), length * 4), "softmax in place == out of place", 0, 0,
+          0);
     check_softmax(x, y1, l, o);
   }
 
@@ -424,11 +481,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const smx::Status t1 = smx::log_softmax(x.data(), ly1.data(), l, o);
   const smx::Status t2 = smx::log_softmax(x.data(), ly2.data(), l, o);
   const smx::Status t3 = smx::log_softmax(lyin.data(), lyin.data(), l, o);
-  CHECK(t1 == expect && t2 == expect && t3 == expect, "log_softmax status", 0,
-        static_cast<int>(t1), static_cast<int>(expect));
+  CHECK(t1 == expect && t2 == expect && t3 == expect, "log_softmax status", 0, static_cast<int>(t1),
+        static_cast<int>(expect));
   if (t1 == smx::Status::kOk) {
     CHECK(same_bits(ly1.data(), ly2.data(), length * 4), "log_softmax deterministic", 0, 0, 0);
-    CHECK(same_bits(ly1.data(), lyin.data(), length * 4), "log_softmax in place == out of place", 0, 0, 0);
+    CHECK(same_bits(ly1.data(), lyin.data(), length * 4), "log_softmax in place == out of place", 0,
+          0, 0);
     check_log_softmax(x, ly1, y1, l, o);
   }
 
@@ -456,7 +514,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           static_cast<int>(v1), 4);
   } else {
     CHECK(same_bits(ny1.data(), ny2.data(), length * 4), "softmax_naive deterministic", 0, 0, 0);
-    CHECK(same_bits(ny1.data(), nyin.data(), length * 4), "softmax_naive in place == out of place", 0, 0, 0);
+    CHECK(same_bits(ny1.data(), nyin.data(), length * 4), "softmax_naive in place == out of place",
+          0, 0, 0);
     check_naive(ny1, v1);
   }
   return 0;

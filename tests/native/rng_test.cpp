@@ -1,6 +1,8 @@
 // smx::Pcg32 against the published pcg32-demo output (pcg-c-basic, seed 42,
 // sequence 54: pcg-random.org "Using the Basic C Implementation"), and its
 // bits-to-uniform conversion against its definition.
+#include "smx/rng.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,8 +10,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include "smx/rng.h"
 
 namespace {
 

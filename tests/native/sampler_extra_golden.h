@@ -43,74 +43,173 @@ inline void preset(smx::SamplerOptions& o, const smx::Step (&steps)[smx::kNumSte
 inline std::vector<Case> cases() {
   using smx::Step;
   std::vector<Case> c;
-  const std::vector<float> peaked = {3.0f, 2.9f, 2.8f, 2.5f, 2.4f, 1.0f, 0.5f, 0.0f, -0.5f, -1.0f,
-                                     -1.5f, -2.0f, 2.45f, 2.8f, -3.0f, 0.25f};
-  c.push_back({"top-n-sigma 1.0, 32000 logits, T 0.8", {}, {32000, 21, 0, 16},
-               with([](auto& o) { o.top_n_sigma = 1.0, o.temperature = 0.8f; }), "", {}, {}, 17});
-  c.push_back({"top-n-sigma 2.5 with masks, llama.cpp order", {}, {5000, 22, 40, 10},
+  const std::vector<float> peaked = {3.0f,  2.9f,  2.8f,  2.5f,  2.4f,  1.0f, 0.5f,  0.0f,
+                                     -0.5f, -1.0f, -1.5f, -2.0f, 2.45f, 2.8f, -3.0f, 0.25f};
+  c.push_back({"top-n-sigma 1.0, 32000 logits, T 0.8",
+               {},
+               {32000, 21, 0, 16},
+               with([](auto& o) { o.top_n_sigma = 1.0, o.temperature = 0.8f; }),
+               "",
+               {},
+               {},
+               17});
+  c.push_back({"top-n-sigma 2.5 with masks, llama.cpp order",
+               {},
+               {5000, 22, 40, 10},
                with([](auto& o) {
                  o.top_n_sigma = 2.5, o.temperature = 1.2f;
                  preset(o, smx::kOrderLlamaCpp);
                }),
-               "\"llama.cpp\"", {}, {}, 18});
-  c.push_back({"XTC probability 0.5, threshold 0.08 (ties)", peaked, {},
-               with([](auto& o) { o.xtc_probability = 0.5, o.xtc_threshold = 0.08; }), "", {}, {}, 19});
-  c.push_back({"XTC probability 1, threshold 0.002, 151936 logits, min-keep 3", {}, {151936, 23, 0, 24},
-               with([](auto& o) { o.xtc_probability = 1.0, o.xtc_threshold = 0.002, o.min_keep = 3; }), "", {}, {},
-               (1ull << 33) + 7});
+               "\"llama.cpp\"",
+               {},
+               {},
+               18});
+  c.push_back({"XTC probability 0.5, threshold 0.08 (ties)",
+               peaked,
+               {},
+               with([](auto& o) { o.xtc_probability = 0.5, o.xtc_threshold = 0.08; }),
+               "",
+               {},
+               {},
+               19});
+  c.push_back(
+      {"XTC probability 1, threshold 0.002, 151936 logits, min-keep 3",
+       {},
+       {151936, 23, 0, 24},
+       with([](auto& o) { o.xtc_probability = 1.0, o.xtc_threshold = 0.002, o.min_keep = 3; }),
+       "",
+       {},
+       {},
+       (1ull << 33) + 7});
   std::vector<float> zipf(400);  // Zipf(1.1) in a scrambled order (157 is prime to 400)
-  for (size_t i = 0; i < zipf.size(); ++i) zipf[(i * 157) % 400] = static_cast<float>(-1.1 * std::log(i + 1.0));
-  c.push_back({"mirostat 1, tau 3, eta 0.1, Zipf(1.1) over 400, accepted", zipf, {},
-               with([](auto& o) { o.mirostat = 1, o.mirostat_tau = 3, o.mirostat_eta = 0.1; }), "", {}, {}, 30,
+  for (size_t i = 0; i < zipf.size(); ++i)
+    zipf[(i * 157) % 400] = static_cast<float>(-1.1 * std::log(i + 1.0));
+  c.push_back({"mirostat 1, tau 3, eta 0.1, Zipf(1.1) over 400, accepted",
+               zipf,
+               {},
+               with([](auto& o) { o.mirostat = 1, o.mirostat_tau = 3, o.mirostat_eta = 0.1; }),
+               "",
+               {},
+               {},
+               30,
                true});
-  c.push_back({"mirostat 1, tau 5, eta 0.1, 32000 logits, accepted", {}, {32000, 24, 0, 14},
-               with([](auto& o) { o.mirostat = 1, o.mirostat_tau = 5, o.mirostat_eta = 0.1; }), "", {}, {}, 20,
+  c.push_back({"mirostat 1, tau 5, eta 0.1, 32000 logits, accepted",
+               {},
+               {32000, 24, 0, 14},
+               with([](auto& o) { o.mirostat = 1, o.mirostat_tau = 5, o.mirostat_eta = 0.1; }),
+               "",
+               {},
+               {},
+               20,
                true});
-  c.push_back({"mirostat 2, tau 3, eta 0.2, T 0.9, 128256 logits, llama.cpp order", {}, {128256, 25, 0, 18},
+  c.push_back({"mirostat 2, tau 3, eta 0.2, T 0.9, 128256 logits, llama.cpp order",
+               {},
+               {128256, 25, 0, 18},
                with([](auto& o) {
                  o.mirostat = 2, o.mirostat_tau = 3, o.mirostat_eta = 0.2, o.temperature = 0.9f;
                  preset(o, smx::kOrderLlamaCpp);
                }),
-               "\"llama.cpp\"", {}, {}, 21});
-  c.push_back({"dynatemp T 1, range 0.5, exponent 1, 5000 logits", {}, {5000, 26, 0, 8},
-               with([](auto& o) { o.dynatemp_range = 0.5, o.temperature = 1.0f; }), "", {}, {}, 22});
-  c.push_back({"dynatemp T 0.7, range 0.6, exponent 2, top-k 50, llama.cpp order", {}, {32000, 27, 0, 12},
+               "\"llama.cpp\"",
+               {},
+               {},
+               21});
+  c.push_back({"dynatemp T 1, range 0.5, exponent 1, 5000 logits",
+               {},
+               {5000, 26, 0, 8},
+               with([](auto& o) { o.dynatemp_range = 0.5, o.temperature = 1.0f; }),
+               "",
+               {},
+               {},
+               22});
+  c.push_back({"dynatemp T 0.7, range 0.6, exponent 2, top-k 50, llama.cpp order",
+               {},
+               {32000, 27, 0, 12},
                with([](auto& o) {
-                 o.dynatemp_range = 0.6, o.dynatemp_exponent = 2, o.temperature = 0.7f, o.top_k = 50;
+                 o.dynatemp_range = 0.6, o.dynatemp_exponent = 2, o.temperature = 0.7f,
+                 o.top_k = 50;
                  preset(o, smx::kOrderLlamaCpp);
                }),
-               "\"llama.cpp\"", {}, {}, 23});
-  c.push_back({"epsilon 1e-4, 50000 logits", {}, {50000, 28, 0, 12},
-               with([](auto& o) { o.epsilon_cutoff = 1e-4; }), "", {}, {}, 24});
-  c.push_back({"eta 1e-3, 50000 logits, min-keep 2", {}, {50000, 29, 0, 12},
-               with([](auto& o) { o.eta_cutoff = 1e-3, o.min_keep = 2; }), "", {}, {}, 25});
-  c.push_back({"DRY 0.8 / 1.75 / 2 / all, breakers [0, 7], 40 tokens, accepted", {}, {40, 30, 0, 3},
-               with([](auto& o) { o.dry_multiplier = 0.8f; }), "", {1, 2, 3, 4, 1, 2, 3}, {0, 7}, 26, true});
-  c.push_back({"DRY 2 / 1.1 / 1 / last 32, 40 tokens, accepted", {}, {40, 31, 0, 3},
+               "\"llama.cpp\"",
+               {},
+               {},
+               23});
+  c.push_back({"epsilon 1e-4, 50000 logits",
+               {},
+               {50000, 28, 0, 12},
+               with([](auto& o) { o.epsilon_cutoff = 1e-4; }),
+               "",
+               {},
+               {},
+               24});
+  c.push_back({"eta 1e-3, 50000 logits, min-keep 2",
+               {},
+               {50000, 29, 0, 12},
+               with([](auto& o) { o.eta_cutoff = 1e-3, o.min_keep = 2; }),
+               "",
+               {},
+               {},
+               25});
+  c.push_back({"DRY 0.8 / 1.75 / 2 / all, breakers [0, 7], 40 tokens, accepted",
+               {},
+               {40, 30, 0, 3},
+               with([](auto& o) { o.dry_multiplier = 0.8f; }),
+               "",
+               {1, 2, 3, 4, 1, 2, 3},
+               {0, 7},
+               26,
+               true});
+  c.push_back({"DRY 2 / 1.1 / 1 / last 32, 40 tokens, accepted",
+               {},
+               {40, 31, 0, 3},
                with([](auto& o) {
-                 o.dry_multiplier = 2.0f, o.dry_base = 1.1f, o.dry_allowed_length = 1, o.dry_penalty_last_n = 32;
+                 o.dry_multiplier = 2.0f, o.dry_base = 1.1f, o.dry_allowed_length = 1,
+                 o.dry_penalty_last_n = 32;
                }),
-               "", {}, {}, 27, true});
-  c.push_back({"no-repeat 3-gram, 100 tokens, accepted", {}, {100, 32, 0, 4},
-               with([](auto& o) { o.no_repeat_ngram_size = 3; }), "", {5, 6, 7, 5, 6}, {}, 28, true});
-  c.push_back({"every step on, llama.cpp order, 32000 logits, accepted", {}, {32000, 33, 0, 14},
+               "",
+               {},
+               {},
+               27,
+               true});
+  c.push_back({"no-repeat 3-gram, 100 tokens, accepted",
+               {},
+               {100, 32, 0, 4},
+               with([](auto& o) { o.no_repeat_ngram_size = 3; }),
+               "",
+               {5, 6, 7, 5, 6},
+               {},
+               28,
+               true});
+  c.push_back({"every step on, llama.cpp order, 32000 logits, accepted",
+               {},
+               {32000, 33, 0, 14},
                with([](auto& o) {
                  o.temperature = 0.9f, o.top_k = 200, o.top_p = 0.95, o.min_p = 0.01;
                  o.top_n_sigma = 2.0, o.xtc_probability = 0.3, o.xtc_threshold = 0.05;
-                 o.mirostat = 2, o.mirostat_tau = 4, o.dynatemp_range = 0.3, o.epsilon_cutoff = 1e-4;
+                 o.mirostat = 2, o.mirostat_tau = 4, o.dynatemp_range = 0.3,
+                 o.epsilon_cutoff = 1e-4;
                  o.eta_cutoff = 1e-4, o.dry_multiplier = 0.8f, o.no_repeat_ngram_size = 4;
                  o.repetition_penalty = 1.1f;
                  preset(o, smx::kOrderLlamaCpp);
                }),
-               "\"llama.cpp\"", {}, {13, 0}, 29, true});
-  c.push_back({"explicit order [dry, xtc, temperature, topNSigma, mirostat]", {}, {2000, 34, 0, 10},
+               "\"llama.cpp\"",
+               {},
+               {13, 0},
+               29,
+               true});
+  c.push_back({"explicit order [dry, xtc, temperature, topNSigma, mirostat]",
+               {},
+               {2000, 34, 0, 10},
                with([](auto& o) {
                  o.dry_multiplier = 1.0f, o.xtc_probability = 0.7, o.xtc_threshold = 0.02;
                  o.temperature = 1.3f, o.top_n_sigma = 1.5, o.mirostat = 1, o.mirostat_tau = 4;
                  golden::set_order(o, {Step::kDry, Step::kXtc, Step::kTemperature, Step::kTopNSigma,
                                        Step::kMirostat});
                }),
-               "[\"dry\", \"xtc\", \"temperature\", \"topNSigma\", \"mirostat\"]", {}, {}, 0xFFFFFFFFull, true});
+               "[\"dry\", \"xtc\", \"temperature\", \"topNSigma\", \"mirostat\"]",
+               {},
+               {},
+               0xFFFFFFFFull,
+               true});
   return c;
 }
 
@@ -134,14 +233,17 @@ inline std::string options_json(const Case& c) {
   using golden::num;
   const smx::SamplerOptions d, &o = c.opts;
   std::vector<std::string> f;
-  auto add = [&](const char* k, const std::string& v) { f.push_back(std::string("\"") + k + "\": " + v); };
+  auto add = [&](const char* k, const std::string& v) {
+    f.push_back(std::string("\"") + k + "\": " + v);
+  };
   if (o.temperature != d.temperature) add("temperature", num(o.temperature, true));
   if (o.top_k != d.top_k) add("topK", std::to_string(o.top_k));
   if (o.top_p != d.top_p) add("topP", num(o.top_p, false));
   if (o.min_p != d.min_p) add("minP", num(o.min_p, false));
   if (o.typical_p != d.typical_p) add("typicalP", num(o.typical_p, false));
   if (o.min_keep != d.min_keep) add("minKeep", std::to_string(o.min_keep));
-  if (o.repetition_penalty != d.repetition_penalty) add("repetitionPenalty", num(o.repetition_penalty, true));
+  if (o.repetition_penalty != d.repetition_penalty)
+    add("repetitionPenalty", num(o.repetition_penalty, true));
   if (o.top_n_sigma != d.top_n_sigma) add("topNSigma", num(o.top_n_sigma, false));
   if (o.xtc_probability != d.xtc_probability) add("xtcProbability", num(o.xtc_probability, false));
   if (o.xtc_threshold != d.xtc_threshold) add("xtcThreshold", num(o.xtc_threshold, false));
@@ -149,14 +251,18 @@ inline std::string options_json(const Case& c) {
   if (o.mirostat_tau != d.mirostat_tau) add("mirostatTau", num(o.mirostat_tau, false));
   if (o.mirostat_eta != d.mirostat_eta) add("mirostatEta", num(o.mirostat_eta, false));
   if (o.dynatemp_range != d.dynatemp_range) add("dynatempRange", num(o.dynatemp_range, false));
-  if (o.dynatemp_exponent != d.dynatemp_exponent) add("dynatempExponent", num(o.dynatemp_exponent, false));
+  if (o.dynatemp_exponent != d.dynatemp_exponent)
+    add("dynatempExponent", num(o.dynatemp_exponent, false));
   if (o.epsilon_cutoff != d.epsilon_cutoff) add("epsilonCutoff", num(o.epsilon_cutoff, false));
   if (o.eta_cutoff != d.eta_cutoff) add("etaCutoff", num(o.eta_cutoff, false));
   if (o.dry_multiplier != d.dry_multiplier) add("dryMultiplier", num(o.dry_multiplier, true));
   if (o.dry_base != d.dry_base) add("dryBase", num(o.dry_base, true));
-  if (o.dry_allowed_length != d.dry_allowed_length) add("dryAllowedLength", std::to_string(o.dry_allowed_length));
-  if (o.dry_penalty_last_n != d.dry_penalty_last_n) add("dryPenaltyLastN", std::to_string(o.dry_penalty_last_n));
-  if (o.no_repeat_ngram_size != d.no_repeat_ngram_size) add("noRepeatNgramSize", std::to_string(o.no_repeat_ngram_size));
+  if (o.dry_allowed_length != d.dry_allowed_length)
+    add("dryAllowedLength", std::to_string(o.dry_allowed_length));
+  if (o.dry_penalty_last_n != d.dry_penalty_last_n)
+    add("dryPenaltyLastN", std::to_string(o.dry_penalty_last_n));
+  if (o.no_repeat_ngram_size != d.no_repeat_ngram_size)
+    add("noRepeatNgramSize", std::to_string(o.no_repeat_ngram_size));
   auto ints = [](const std::vector<int32_t>& v) {
     std::string s = "[";
     for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
@@ -182,16 +288,18 @@ inline std::string json() {
     const Case& c = all[k];
     s += "    {\n      \"name\": \"" + c.name + "\",\n      \"scores\": ";
     if (c.values.empty()) {
-      s += "{\"hash\": {\"n\": " + std::to_string(c.hash.n) + ", \"salt\": " + std::to_string(c.hash.salt) +
-           ", \"maskedBelow\": " + std::to_string(c.hash.masked_below) + ", \"scale\": " + num(c.hash.scale, false) +
-           "}}";
+      s += "{\"hash\": {\"n\": " + std::to_string(c.hash.n) +
+           ", \"salt\": " + std::to_string(c.hash.salt) +
+           ", \"maskedBelow\": " + std::to_string(c.hash.masked_below) +
+           ", \"scale\": " + num(c.hash.scale, false) + "}}";
     } else {
       s += "[";
       for (size_t i = 0; i < c.values.size(); ++i) s += (i ? ", " : "") + num(c.values[i], true);
       s += "]";
     }
-    s += ",\n      \"options\": " + options_json(c) + ",\n      \"seed\": \"" + std::to_string(c.seed) +
-         "\",\n      \"accept\": " + (c.accept ? "true" : "false") + ",\n      \"draws\": [";
+    s += ",\n      \"options\": " + options_json(c) + ",\n      \"seed\": \"" +
+         std::to_string(c.seed) + "\",\n      \"accept\": " + (c.accept ? "true" : "false") +
+         ",\n      \"draws\": [";
     const auto d = run(c);
     for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
     s += "]\n    }" + std::string(k + 1 < all.size() ? "," : "") + "\n";

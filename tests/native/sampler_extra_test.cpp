@@ -24,8 +24,8 @@
 
 namespace {
 
-using smx::SampleStatus;
 using smx::SamplerOptions;
+using smx::SampleStatus;
 using smx::Step;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -67,7 +67,8 @@ struct Ref {
       return p;
     };
     auto by_logit = [&](std::vector<size_t> c) {
-      std::sort(c.begin(), c.end(), [&](size_t a, size_t b) { return l[a] > l[b] || (l[a] == l[b] && a < b); });
+      std::sort(c.begin(), c.end(),
+                [&](size_t a, size_t b) { return l[a] > l[b] || (l[a] == l[b] && a < b); });
       return c;
     };
     auto prefix = [&](const std::vector<size_t>& sorted, size_t k) {  // the first k, ascending
@@ -80,9 +81,12 @@ struct Ref {
       std::vector<size_t> kept;
       for (size_t j = 0; j < cand.size(); ++j)
         if (keep[j]) kept.push_back(cand[j]);
-      cand = kept.size() >= std::min(min_keep, cand.size()) ? kept : prefix(by_logit(cand), min_keep);
+      cand =
+          kept.size() >= std::min(min_keep, cand.size()) ? kept : prefix(by_logit(cand), min_keep);
     };
-    auto near = [&](double a, double b, double rel) { return std::fabs(a - b) <= rel * std::max(1.0, std::fabs(b)); };
+    auto near = [&](double a, double b, double rel) {
+      return std::fabs(a - b) <= rel * std::max(1.0, std::fabs(b));
+    };
     auto entropy = [&](const std::vector<double>& p) {
       double h = 0;
       for (double v : p)
@@ -93,8 +97,10 @@ struct Ref {
       switch (o.order[s]) {
         case Step::kTemperature:
           if (o.dynatemp_range > 0) break;
-          if (o.temperature == 0) cand = {by_logit(cand)[0]};
-          else t = o.temperature;
+          if (o.temperature == 0)
+            cand = {by_logit(cand)[0]};
+          else
+            t = o.temperature;
           break;
         case Step::kTopK:
           if (o.top_k > 0) cand = prefix(by_logit(cand), std::max<size_t>(o.top_k, min_keep));
@@ -124,8 +130,10 @@ struct Ref {
           size_t pos_last = 0;
           for (size_t i = 0; i < ps.size(); ++i) {
             if (near(ps[i], o.xtc_threshold, 1e-5)) r.ambiguous = true;
-            if (ps[i] >= o.xtc_threshold) pos_last = i;
-            else break;
+            if (ps[i] >= o.xtc_threshold)
+              pos_last = i;
+            else
+              break;
           }
           if (sorted.size() - pos_last >= min_keep && pos_last > 0) {
             cand.assign(sorted.begin() + pos_last, sorted.end());
@@ -157,8 +165,11 @@ struct Ref {
           }
           const double s_hat = sum_ti_bi / sum_ti_sq;
           const double eps_hat = s_hat - 1;
-          const double k = std::pow((eps_hat * std::pow(2, mu_now)) / (1 - std::pow(double(x.size()), -eps_hat)), 1 / s_hat);
-          if (k >= 1 && k < cand.size() && std::fabs(k - std::round(k)) < 1e-6 * k) r.ambiguous = true;
+          const double k =
+              std::pow((eps_hat * std::pow(2, mu_now)) / (1 - std::pow(double(x.size()), -eps_hat)),
+                       1 / s_hat);
+          if (k >= 1 && k < cand.size() && std::fabs(k - std::round(k)) < 1e-6 * k)
+            r.ambiguous = true;
           const size_t kk = k >= cand.size() ? cand.size() : k >= 1 ? size_t(k) : 1;
           cand = prefix(sorted, std::max(kk, min_keep));
           break;
@@ -194,8 +205,9 @@ struct Ref {
         }
         case Step::kDry: {  // llama_sampler_dry_apply, written from its definition (no Z-algorithm)
           if (o.dry_multiplier == 0 || o.dry_base < 1 || o.dry_penalty_last_n == 0) break;
-          const size_t L = o.dry_penalty_last_n < 0 ? history.size()
-                                                    : std::min<size_t>(history.size(), o.dry_penalty_last_n);
+          const size_t L = o.dry_penalty_last_n < 0
+                               ? history.size()
+                               : std::min<size_t>(history.size(), o.dry_penalty_last_n);
           const size_t allowed = o.dry_allowed_length;
           if (L <= allowed) break;
           const std::vector<int32_t> w(history.end() - L, history.end());
@@ -207,7 +219,7 @@ struct Ref {
               break;
             }
           if (rep_limit < allowed) break;
-          std::map<int32_t, size_t> best;  // token -> longest repeat it would extend
+          std::map<int32_t, size_t> best;       // token -> longest repeat it would extend
           for (size_t e = 0; e + 1 < L; ++e) {  // an earlier occurrence ending at w[e]
             size_t n = 0;
             while (n <= e && w[e - n] == w[L - 1 - n]) ++n;
@@ -215,9 +227,11 @@ struct Ref {
             if (n >= allowed) best[w[e + 1]] = std::max(best[w[e + 1]], n);
           }
           int max_exp = 0;
-          if (o.dry_base > 1.000001f) max_exp = static_cast<int>(88.7228391f / std::log(o.dry_base));
+          if (o.dry_base > 1.000001f)
+            max_exp = static_cast<int>(88.7228391f / std::log(o.dry_base));
           for (const auto& [tok, n] : best) {
-            if (br.count(tok) || !std::binary_search(cand.begin(), cand.end(), size_t(tok))) continue;
+            if (br.count(tok) || !std::binary_search(cand.begin(), cand.end(), size_t(tok)))
+              continue;
             size_t ex = n - allowed;
             if (max_exp > 0 && ex > size_t(max_exp)) ex = max_exp;
             l[tok] -= double(o.dry_multiplier) * std::pow(double(o.dry_base), double(ex)) * t;
@@ -230,15 +244,19 @@ struct Ref {
           if (n == 0 || history.size() + 1 < n) break;
           std::map<std::vector<int32_t>, std::vector<int32_t>> grams;
           for (size_t i = 0; i + n <= history.size(); ++i)
-            grams[std::vector<int32_t>(history.begin() + i, history.begin() + i + n - 1)].push_back(history[i + n - 1]);
+            grams[std::vector<int32_t>(history.begin() + i, history.begin() + i + n - 1)].push_back(
+                history[i + n - 1]);
           const std::vector<int32_t> key(history.end() - (n - 1), history.end());
           const auto it = grams.find(key);
           if (it == grams.end()) break;
           std::vector<size_t> kept;
           for (size_t i : cand)
-            if (std::find(it->second.begin(), it->second.end(), int32_t(i)) == it->second.end()) kept.push_back(i);
-          if (kept.empty()) r.all_banned = true;
-          else cand = kept;
+            if (std::find(it->second.begin(), it->second.end(), int32_t(i)) == it->second.end())
+              kept.push_back(i);
+          if (kept.empty())
+            r.all_banned = true;
+          else
+            cand = kept;
           break;
         }
         case Step::kTopP:
@@ -271,18 +289,21 @@ std::vector<float> probs_of(smx::Sampler& s, const std::vector<float>& x) {
 }
 
 std::vector<float> probs_of(const SamplerOptions& o, const std::vector<float>& x,
-                            const std::vector<int32_t>& history = {}, const std::vector<int32_t>& breakers = {}) {
+                            const std::vector<int32_t>& history = {},
+                            const std::vector<int32_t>& breakers = {}) {
   Ref ref;
   ref.o = o, ref.history = history, ref.breakers = breakers;
   auto s = make(ref);
   return probs_of(s, x);
 }
 
-void expect_matches(const std::vector<float>& p, const std::vector<double>& r, const std::string& what) {
+void expect_matches(const std::vector<float>& p, const std::vector<double>& r,
+                    const std::string& what) {
   double sum = 0;
   for (size_t i = 0; i < r.size(); ++i) {
     if (r[i] == 0 || p[i] == 0) {
-      ASSERT_TRUE(p[i] == 0 && r[i] < 1e-37) << what << " i=" << i << " ours " << p[i] << " ref " << r[i];
+      ASSERT_TRUE(p[i] == 0 && r[i] < 1e-37)
+          << what << " i=" << i << " ours " << p[i] << " ref " << r[i];
     }
     ASSERT_NEAR(p[i], r[i], 2e-6 + 2e-5 * r[i]) << what << " i=" << i;
     sum += p[i];
@@ -335,7 +356,8 @@ TEST(SamplerExtra, EveryStepMatchesTheReferenceOnRandomInputs) {
     if (unif(gen) < 0.4) o.temperature = std::vector<float>{0.5f, 0.8f, 1.5f}[gen() % 3];
     if (unif(gen) < 0.2) o.top_k = 1 + gen() % (n + 2);
     if (unif(gen) < 0.35) o.top_n_sigma = 0.2 + 3 * unif(gen);
-    if (unif(gen) < 0.35) o.xtc_probability = unif(gen) < 0.5 ? 1.0 : unif(gen), o.xtc_threshold = 0.6 * unif(gen);
+    if (unif(gen) < 0.35)
+      o.xtc_probability = unif(gen) < 0.5 ? 1.0 : unif(gen), o.xtc_threshold = 0.6 * unif(gen);
     if (unif(gen) < 0.3) o.mirostat = 1 + gen() % 2, o.mirostat_tau = 0.5 + 6 * unif(gen);
     if (unif(gen) < 0.3) o.dynatemp_range = 1.5 * unif(gen), o.dynatemp_exponent = 3 * unif(gen);
     if (unif(gen) < 0.3) o.epsilon_cutoff = 0.2 * unif(gen) * unif(gen);
@@ -358,9 +380,19 @@ TEST(SamplerExtra, EveryStepMatchesTheReferenceOnRandomInputs) {
     if (ord == 2) std::shuffle(o.order, o.order + smx::kNumSteps, gen);
     ASSERT_EQ(smx::validate(o), SampleStatus::kOk) << iter;
     for (int s = 0; s < smx::kNumSteps; ++s) {
-      const bool on[] = {o.temperature != 1, o.top_k > 0, false, false, false, o.top_n_sigma > 0,
-                         o.xtc_probability > 0, o.mirostat != 0, o.dynatemp_range > 0, o.epsilon_cutoff > 0,
-                         o.eta_cutoff > 0, o.dry_multiplier > 0, o.no_repeat_ngram_size > 0};
+      const bool on[] = {o.temperature != 1,
+                         o.top_k > 0,
+                         false,
+                         false,
+                         false,
+                         o.top_n_sigma > 0,
+                         o.xtc_probability > 0,
+                         o.mirostat != 0,
+                         o.dynatemp_range > 0,
+                         o.epsilon_cutoff > 0,
+                         o.eta_cutoff > 0,
+                         o.dry_multiplier > 0,
+                         o.no_repeat_ngram_size > 0};
       per_step[s] += on[s];
     }
     const Ref::Result rr = ref.run(x);
@@ -390,8 +422,10 @@ TEST(SamplerExtra, EveryStepMatchesTheReferenceOnRandomInputs) {
   EXPECT_GT(banned, 10);
   EXPECT_GT(fired, 300);
   for (int s = 5; s < smx::kNumSteps; ++s) EXPECT_GT(per_step[s], 600) << s;
-  std::printf("reference cases: %d checked, %d skipped within rounding of a cut, %d all banned, XTC fired %d\n",
-              checked, skipped, banned, fired);
+  std::printf(
+      "reference cases: %d checked, %d skipped within rounding of a cut, %d all banned, XTC fired "
+      "%d\n",
+      checked, skipped, banned, fired);
 }
 
 // ---------------------------------------------------------------------------
@@ -493,7 +527,9 @@ TEST(SamplerExtra, XtcCoinIsItsOwnStreamAndProbsShowsTheNextDraw) {
     const auto p = probs_of(s, x);  // does not advance the coin
     const bool fire = coin.next_double() <= 0.4;
     fired += fire;
-    EXPECT_EQ(support(p), fire ? (std::vector<size_t>{2, 3, 4}) : (std::vector<size_t>{0, 1, 2, 3, 4})) << i;
+    EXPECT_EQ(support(p),
+              fire ? (std::vector<size_t>{2, 3, 4}) : (std::vector<size_t>{0, 1, 2, 3, 4}))
+        << i;
     int32_t t = -1;
     ASSERT_EQ(s.sample(x.data(), x.size(), &t), SampleStatus::kOk);
     // The draw: u from the main stream, inverse CDF over p in index order.
@@ -520,7 +556,8 @@ TEST(SamplerExtra, XtcCoinIsItsOwnStreamAndProbsShowsTheNextDraw) {
 
 TEST(SamplerExtra, MirostatMuStepByStep) {
   std::vector<float> zipf(300);
-  for (size_t i = 0; i < zipf.size(); ++i) zipf[(i * 7) % 300] = static_cast<float>(-1.2 * std::log(i + 1.0));
+  for (size_t i = 0; i < zipf.size(); ++i)
+    zipf[(i * 7) % 300] = static_cast<float>(-1.2 * std::log(i + 1.0));
   for (int v : {1, 2}) {
     Ref ref;
     ref.o.mirostat = v, ref.o.mirostat_tau = 3, ref.o.mirostat_eta = 0.15, ref.o.temperature = 0.9f;
@@ -535,7 +572,8 @@ TEST(SamplerExtra, MirostatMuStepByStep) {
       const auto rr = ref.run(zipf);
       const auto p = probs_of(s, zipf);
       EXPECT_EQ(s.mirostat_mu(), mu) << "probs() must not move mu";
-      if (!rr.ambiguous) expect_matches(p, rr.probs, "v" + std::to_string(v) + " step " + std::to_string(step));
+      if (!rr.ambiguous)
+        expect_matches(p, rr.probs, "v" + std::to_string(v) + " step " + std::to_string(step));
       if (HasFatalFailure()) return;
       const size_t k = support(p).size();
       distinct_k += k != last_k, last_k = k;
@@ -623,10 +661,11 @@ TEST(SamplerExtra, EpsilonAndEtaHandWorked) {
 // multiplier, base, allowed_length, penalty_last_n, breakers): the expected
 // probabilities there are sorted; here they are by token.
 TEST(SamplerExtra, DryLlamaCppCases) {
-  auto dry = [](std::vector<double> p, std::vector<int32_t> hist, float mult, float base, int32_t allowed,
-                int32_t last_n, std::vector<int32_t> breakers) {
+  auto dry = [](std::vector<double> p, std::vector<int32_t> hist, float mult, float base,
+                int32_t allowed, int32_t last_n, std::vector<int32_t> breakers) {
     SamplerOptions o;
-    o.dry_multiplier = mult, o.dry_base = base, o.dry_allowed_length = allowed, o.dry_penalty_last_n = last_n;
+    o.dry_multiplier = mult, o.dry_base = base, o.dry_allowed_length = allowed,
+    o.dry_penalty_last_n = last_n;
     std::vector<float> x;
     for (double v : p) x.push_back(static_cast<float>(std::log(v)));
     return probs_of(o, x, hist, breakers);
@@ -638,10 +677,12 @@ TEST(SamplerExtra, DryLlamaCppCases) {
   expect(dry({0.25, 0.25, 0.25, 0.25}, {0, 1}, 1.0f, 1.1f, 2, 4, {}), {0.25, 0.25, 0.25, 0.25});
   expect(dry({0.25, 0.25, 0.25, 0.25}, {0, 1, 2, 0, 1}, 1.0f, 1.1f, 2, 5, {}),
          {0.296923, 0.296923, 0.109232, 0.296923});
-  expect(dry({0.2, 0.2, 0.2, 0.2, 0.2}, {0, 1, 3, 4, 0, 1}, 1.0f, 1.1f, 2, 6, {{3}}), {0.2, 0.2, 0.2, 0.2, 0.2});
+  expect(dry({0.2, 0.2, 0.2, 0.2, 0.2}, {0, 1, 3, 4, 0, 1}, 1.0f, 1.1f, 2, 6, {{3}}),
+         {0.2, 0.2, 0.2, 0.2, 0.2});
   expect(dry({0.2, 0.2, 0.2, 0.2, 0.2}, {0, 1, 2, 0, 1}, 2.0f, 1.1f, 2, 5, {}),
          {0.241818, 0.241818, 0.032727, 0.241818, 0.241818});
-  expect(dry({0.2, 0.2, 0.2, 0.2, 0.2}, {0, 1, 2, 3, 4, 0, 1}, 1.0f, 1.1f, 4, 7, {}), {0.2, 0.2, 0.2, 0.2, 0.2});
+  expect(dry({0.2, 0.2, 0.2, 0.2, 0.2}, {0, 1, 2, 3, 4, 0, 1}, 1.0f, 1.1f, 4, 7, {}),
+         {0.2, 0.2, 0.2, 0.2, 0.2});
 }
 
 TEST(SamplerExtra, DryHandWorkedRepeatLengthsBreakersAndClamp) {
@@ -731,7 +772,8 @@ struct Fit {
   double chi2, crit, df;
 };
 
-Fit chi_square(const std::vector<double>& expected_p, const std::vector<double>& count, double draws) {
+Fit chi_square(const std::vector<double>& expected_p, const std::vector<double>& count,
+               double draws) {
   double chi2 = 0, pool_e = 0, pool_o = 0;
   int bins = 0;
   for (size_t i = 0; i < expected_p.size(); ++i) {
@@ -798,7 +840,8 @@ TEST(SamplerExtra, ChiSquareOfXtcOverSampleCalls) {
     for (int32_t t : d) c[t] += 1;
     const Fit g = chi_square(pd, c, draws);
     std::printf("  XTC sample_many seed %d (%s): chi2 %.2f df %.0f critical %.2f\n", int(seed),
-                support(p).size() < support(p_off).size() ? "fired" : "not fired", g.chi2, g.df, g.crit);
+                support(p).size() < support(p_off).size() ? "fired" : "not fired", g.chi2, g.df,
+                g.crit);
     EXPECT_LT(g.chi2, g.crit);
     fired += support(p).size() < support(p_off).size();
   }
@@ -808,7 +851,8 @@ TEST(SamplerExtra, ChiSquareOfXtcOverSampleCalls) {
 
 TEST(SamplerExtra, ChiSquareOfMirostatDraws) {
   std::vector<float> zipf(2000);
-  for (size_t i = 0; i < zipf.size(); ++i) zipf[(i * 13) % 2000] = static_cast<float>(-1.1 * std::log(i + 1.0));
+  for (size_t i = 0; i < zipf.size(); ++i)
+    zipf[(i * 13) % 2000] = static_cast<float>(-1.1 * std::log(i + 1.0));
   for (int v : {1, 2}) {
     Ref ref;
     ref.o.mirostat = v, ref.o.mirostat_tau = 6, ref.seed = 500 + v;
@@ -821,8 +865,8 @@ TEST(SamplerExtra, ChiSquareOfMirostatDraws) {
     std::vector<double> c(zipf.size(), 0), pd(p.begin(), p.end());
     for (int32_t t : d) c[t] += 1;
     const Fit f = chi_square(pd, c, draws);
-    std::printf("  mirostat v%d: chi2 %.2f df %.0f critical %.2f (kept %zu)\n", v, f.chi2, f.df, f.crit,
-                support(p).size());
+    std::printf("  mirostat v%d: chi2 %.2f df %.0f critical %.2f (kept %zu)\n", v, f.chi2, f.df,
+                f.crit, support(p).size());
     EXPECT_LT(f.chi2, f.crit);
   }
 }
@@ -830,17 +874,24 @@ TEST(SamplerExtra, ChiSquareOfMirostatDraws) {
 // ---------------------------------------------------------------------------
 TEST(SamplerExtra, BadOptionsAreStatuses) {
   for (auto edit : std::vector<void (*)(SamplerOptions&)>{
-           [](SamplerOptions& o) { o.top_n_sigma = -1; }, [](SamplerOptions& o) { o.top_n_sigma = NAN; },
+           [](SamplerOptions& o) { o.top_n_sigma = -1; },
+           [](SamplerOptions& o) { o.top_n_sigma = NAN; },
            [](SamplerOptions& o) { o.top_n_sigma = INFINITY; },
-           [](SamplerOptions& o) { o.xtc_probability = 1.5; }, [](SamplerOptions& o) { o.xtc_probability = -0.1; },
-           [](SamplerOptions& o) { o.xtc_threshold = NAN; }, [](SamplerOptions& o) { o.mirostat = 3; },
-           [](SamplerOptions& o) { o.mirostat = -1; }, [](SamplerOptions& o) { o.mirostat_tau = -1; },
+           [](SamplerOptions& o) { o.xtc_probability = 1.5; },
+           [](SamplerOptions& o) { o.xtc_probability = -0.1; },
+           [](SamplerOptions& o) { o.xtc_threshold = NAN; },
+           [](SamplerOptions& o) { o.mirostat = 3; },
+           [](SamplerOptions& o) { o.mirostat = -1; },
+           [](SamplerOptions& o) { o.mirostat_tau = -1; },
            [](SamplerOptions& o) { o.mirostat_eta = INFINITY; },
            [](SamplerOptions& o) { o.dynatemp_range = -0.5; },
            [](SamplerOptions& o) { o.dynatemp_exponent = -1; },
-           [](SamplerOptions& o) { o.epsilon_cutoff = 1; }, [](SamplerOptions& o) { o.eta_cutoff = -0.1; },
-           [](SamplerOptions& o) { o.dry_multiplier = -1; }, [](SamplerOptions& o) { o.dry_multiplier = INFINITY; },
-           [](SamplerOptions& o) { o.dry_base = 0.5f; }, [](SamplerOptions& o) { o.dry_allowed_length = -1; },
+           [](SamplerOptions& o) { o.epsilon_cutoff = 1; },
+           [](SamplerOptions& o) { o.eta_cutoff = -0.1; },
+           [](SamplerOptions& o) { o.dry_multiplier = -1; },
+           [](SamplerOptions& o) { o.dry_multiplier = INFINITY; },
+           [](SamplerOptions& o) { o.dry_base = 0.5f; },
+           [](SamplerOptions& o) { o.dry_allowed_length = -1; },
            [](SamplerOptions& o) { o.dry_penalty_last_n = -2; },
            [](SamplerOptions& o) { o.xtc_probability = 0.5, o.order_len = 5; },
            [](SamplerOptions& o) { o.mirostat = 1, set_order(o, {Step::kTemperature}); }}) {
@@ -867,10 +918,11 @@ TEST(SamplerExtra, GoldenFileMatchesTheNativeBuild) {
   ASSERT_TRUE(f.good()) << "tests/golden/sampler_extra.json missing: run make_sampler_extra_golden";
   std::stringstream ss;
   ss << f.rdbuf();
-  EXPECT_TRUE(ss.str() == golden_extra::json())
-      << "tests/golden/sampler_extra.json differs from the native build; if the change is intended, "
-         "regenerate it with make_sampler_extra_golden";
-  for (const auto& c : golden_extra::cases()) EXPECT_EQ(golden_extra::run(c).size(), c.draws) << c.name;
+  EXPECT_TRUE(ss.str() == golden_extra::json()) << "tests/golden/sampler_extra.json differs from "
+                                                   "the native build; if the change is intended, "
+                                                   "regenerate it with make_sampler_extra_golden";
+  for (const auto& c : golden_extra::cases())
+    EXPECT_EQ(golden_extra::run(c).size(), c.draws) << c.name;
 }
 
 }  // namespace

@@ -66,39 +66,99 @@ inline std::vector<Case> cases() {
   using smx::Step;
   std::vector<Case> c;
   c.push_back({"course [2, 1, 0]", {2, 1, 0}, {}, {}, "", {}, {}, 42});
-  c.push_back({"[2, 1, 0] at T = 0.5", {2, 1, 0}, {}, with([](auto& o) { o.temperature = 0.5f; }), "", {}, {}, 7});
-  c.push_back({"32000 logits, T 0.8, top-k 40, top-p 0.95, 64-bit seed", {}, {32000, 1, 0, 16},
-               with([](auto& o) { o.temperature = 0.8f, o.top_k = 40, o.top_p = 0.95; }), "", {}, {},
+  c.push_back({"[2, 1, 0] at T = 0.5",
+               {2, 1, 0},
+               {},
+               with([](auto& o) { o.temperature = 0.5f; }),
+               "",
+               {},
+               {},
+               7});
+  c.push_back({"32000 logits, T 0.8, top-k 40, top-p 0.95, 64-bit seed",
+               {},
+               {32000, 1, 0, 16},
+               with([](auto& o) { o.temperature = 0.8f, o.top_k = 40, o.top_p = 0.95; }),
+               "",
+               {},
+               {},
                (1ull << 40) + 5});
-  c.push_back({"151936 logits, T 0.8, top-p 0.95", {}, {151936, 2, 0, 20},
-               with([](auto& o) { o.temperature = 0.8f, o.top_p = 0.95; }), "", {}, {}, 123});
-  c.push_back({"128256 logits, llama.cpp order, top-k 50, typical 0.9, min-p 0.05, T 1.3", {},
-               {128256, 3, 8, 18}, with([](auto& o) {
-                 o.temperature = 1.3f, o.top_k = 50, o.typical_p = 0.9, o.min_p = 0.05;
-                 set_order(o, {Step::kTopK, Step::kTypicalP, Step::kTopP, Step::kMinP, Step::kTemperature});
-               }),
-               "\"llama.cpp\"", {}, {}, 99});
+  c.push_back({"151936 logits, T 0.8, top-p 0.95",
+               {},
+               {151936, 2, 0, 20},
+               with([](auto& o) { o.temperature = 0.8f, o.top_p = 0.95; }),
+               "",
+               {},
+               {},
+               123});
+  c.push_back(
+      {"128256 logits, llama.cpp order, top-k 50, typical 0.9, min-p 0.05, T 1.3",
+       {},
+       {128256, 3, 8, 18},
+       with([](auto& o) {
+         o.temperature = 1.3f, o.top_k = 50, o.typical_p = 0.9, o.min_p = 0.05;
+         set_order(o, {Step::kTopK, Step::kTypicalP, Step::kTopP, Step::kMinP, Step::kTemperature});
+       }),
+       "\"llama.cpp\"",
+       {},
+       {},
+       99});
   c.push_back({"ties and masks, min-p 0.1",
-               {1, 3, -kInf, 3, 0.5f, 2, 2, -kInf, 3, -1, 0, 2.5f, -kInf, 1, 1, 3, -2, 0, 2, 1}, {},
-               with([](auto& o) { o.min_p = 0.1; }), "", {}, {}, 5});
-  c.push_back({"penalties over accepted tokens", {}, {5000, 4, 0, 6}, with([](auto& o) {
+               {1, 3, -kInf, 3, 0.5f, 2, 2, -kInf, 3, -1, 0, 2.5f, -kInf, 1, 1, 3, -2, 0, 2, 1},
+               {},
+               with([](auto& o) { o.min_p = 0.1; }),
+               "",
+               {},
+               {},
+               5});
+  c.push_back({"penalties over accepted tokens",
+               {},
+               {5000, 4, 0, 6},
+               with([](auto& o) {
                  o.repetition_penalty = 1.3f, o.frequency_penalty = 0.5f, o.presence_penalty = 0.4f;
                  o.penalty_last_n = 32, o.top_k = 200;
                }),
-               "", {}, {17, 17, 4000}, 11, true});
-  c.push_back({"logit bias", {}, {1000, 5, 0, 8}, with([](auto& o) { o.temperature = 1.2f; }), "",
-               {{3, 5.0f}, {10, -kInf}, {999, 2.5f}}, {}, 3});
-  c.push_back({"T = Infinity with masks", {}, {100, 6, 64, 4},
-               with([](auto& o) { o.temperature = kInf; }), "", {}, {}, 8});
-  c.push_back({"explicit order [topK, temperature, topP], max uint32 seed", {}, {2000, 7, 0, 12},
+               "",
+               {},
+               {17, 17, 4000},
+               11,
+               true});
+  c.push_back({"logit bias",
+               {},
+               {1000, 5, 0, 8},
+               with([](auto& o) { o.temperature = 1.2f; }),
+               "",
+               {{3, 5.0f}, {10, -kInf}, {999, 2.5f}},
+               {},
+               3});
+  c.push_back({"T = Infinity with masks",
+               {},
+               {100, 6, 64, 4},
+               with([](auto& o) { o.temperature = kInf; }),
+               "",
+               {},
+               {},
+               8});
+  c.push_back({"explicit order [topK, temperature, topP], max uint32 seed",
+               {},
+               {2000, 7, 0, 12},
                with([](auto& o) {
                  o.top_k = 100, o.temperature = 0.6f, o.top_p = 0.8;
                  set_order(o, {Step::kTopK, Step::kTemperature, Step::kTopP});
                }),
-               "[\"topK\", \"temperature\", \"topP\"]", {}, {}, 0xFFFFFFFFull});
-  c.push_back({"greedy", {}, {1000, 8, 0, 10}, with([](auto& o) { o.temperature = 0.0f; }), "", {}, {}, 1});
-  c.push_back({"typical 0.5 with min-keep 3", {}, {300, 9, 20, 6},
-               with([](auto& o) { o.typical_p = 0.5, o.min_keep = 3; }), "", {}, {}, 2024});
+               "[\"topK\", \"temperature\", \"topP\"]",
+               {},
+               {},
+               0xFFFFFFFFull});
+  c.push_back(
+      {"greedy", {}, {1000, 8, 0, 10}, with([](auto& o) { o.temperature = 0.0f; }), "", {}, {}, 1});
+  c.push_back({"typical 0.5 with min-keep 3",
+               {},
+               {300, 9, 20, 6},
+               with([](auto& o) { o.typical_p = 0.5, o.min_keep = 3; }),
+               "",
+               {},
+               {},
+               2024});
   return c;
 }
 
@@ -132,16 +192,21 @@ inline std::string num(double v, bool single) {
 inline std::string options_json(const Case& c) {
   const smx::SamplerOptions d, &o = c.opts;
   std::vector<std::string> f;
-  auto add = [&](const char* k, const std::string& v) { f.push_back(std::string("\"") + k + "\": " + v); };
+  auto add = [&](const char* k, const std::string& v) {
+    f.push_back(std::string("\"") + k + "\": " + v);
+  };
   if (o.temperature != d.temperature) add("temperature", num(o.temperature, true));
   if (o.top_k != d.top_k) add("topK", std::to_string(o.top_k));
   if (o.top_p != d.top_p) add("topP", num(o.top_p, false));
   if (o.min_p != d.min_p) add("minP", num(o.min_p, false));
   if (o.typical_p != d.typical_p) add("typicalP", num(o.typical_p, false));
   if (o.min_keep != d.min_keep) add("minKeep", std::to_string(o.min_keep));
-  if (o.repetition_penalty != d.repetition_penalty) add("repetitionPenalty", num(o.repetition_penalty, true));
-  if (o.frequency_penalty != d.frequency_penalty) add("frequencyPenalty", num(o.frequency_penalty, true));
-  if (o.presence_penalty != d.presence_penalty) add("presencePenalty", num(o.presence_penalty, true));
+  if (o.repetition_penalty != d.repetition_penalty)
+    add("repetitionPenalty", num(o.repetition_penalty, true));
+  if (o.frequency_penalty != d.frequency_penalty)
+    add("frequencyPenalty", num(o.frequency_penalty, true));
+  if (o.presence_penalty != d.presence_penalty)
+    add("presencePenalty", num(o.presence_penalty, true));
   if (o.penalty_last_n != d.penalty_last_n) add("penaltyLastN", std::to_string(o.penalty_last_n));
   if (!c.order.empty()) add("order", c.order);
   if (!c.bias.empty()) {
@@ -171,16 +236,18 @@ inline std::string json() {
     const Case& c = all[k];
     s += "    {\n      \"name\": \"" + c.name + "\",\n      \"scores\": ";
     if (c.values.empty()) {
-      s += "{\"hash\": {\"n\": " + std::to_string(c.hash.n) + ", \"salt\": " + std::to_string(c.hash.salt) +
-           ", \"maskedBelow\": " + std::to_string(c.hash.masked_below) + ", \"scale\": " + num(c.hash.scale, false) +
-           "}}";
+      s += "{\"hash\": {\"n\": " + std::to_string(c.hash.n) +
+           ", \"salt\": " + std::to_string(c.hash.salt) +
+           ", \"maskedBelow\": " + std::to_string(c.hash.masked_below) +
+           ", \"scale\": " + num(c.hash.scale, false) + "}}";
     } else {
       s += "[";
       for (size_t i = 0; i < c.values.size(); ++i) s += (i ? ", " : "") + num(c.values[i], true);
       s += "]";
     }
-    s += ",\n      \"options\": " + options_json(c) + ",\n      \"seed\": \"" + std::to_string(c.seed) +
-         "\",\n      \"accept\": " + (c.accept ? "true" : "false") + ",\n      \"draws\": [";
+    s += ",\n      \"options\": " + options_json(c) + ",\n      \"seed\": \"" +
+         std::to_string(c.seed) + "\",\n      \"accept\": " + (c.accept ? "true" : "false") +
+         ",\n      \"draws\": [";
     const auto d = run(c);
     for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
     s += "]\n    }" + std::string(k + 1 < all.size() ? "," : "") + "\n";

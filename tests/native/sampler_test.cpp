@@ -2,6 +2,8 @@
 // sort-based reference written here from the definitions (HF transformers'
 // warpers, llama.cpp's samplers); chi-square goodness of fit of the draws;
 // the golden file; errors.
+#include "smx/sampler.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,12 +18,11 @@
 #include <vector>
 
 #include "sampler_golden.h"
-#include "smx/sampler.h"
 
 namespace {
 
-using smx::SampleStatus;
 using smx::SamplerOptions;
+using smx::SampleStatus;
 using smx::Step;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -77,7 +78,8 @@ struct Ref {
       return p;
     };
     auto by_logit = [&](std::vector<size_t> c) {
-      std::sort(c.begin(), c.end(), [&](size_t a, size_t b) { return l[a] > l[b] || (l[a] == l[b] && a < b); });
+      std::sort(c.begin(), c.end(),
+                [&](size_t a, size_t b) { return l[a] > l[b] || (l[a] == l[b] && a < b); });
       return c;
     };
     auto keep_prefix = [&](const std::vector<size_t>& sorted, size_t k) {
@@ -128,8 +130,9 @@ struct Ref {
               if (std::fabs(ps[j] / pmax - o.min_p) < 2e-5) r.ambiguous = true;
               if (ps[j] >= o.min_p * pmax * (1 - smx::kMassSlack)) kept.push_back(cand[j]);
             }
-            cand = kept.size() >= std::min<size_t>(o.min_keep, cand.size()) ? kept
-                                                                           : keep_prefix(by_logit(cand), o.min_keep);
+            cand = kept.size() >= std::min<size_t>(o.min_keep, cand.size())
+                       ? kept
+                       : keep_prefix(by_logit(cand), o.min_keep);
           }
           break;
         case Step::kTypicalP:
@@ -145,15 +148,17 @@ struct Ref {
               pm[cand[j]] = ps[j];
             }
             auto sorted = cand;
-            std::sort(sorted.begin(), sorted.end(),
-                      [&](size_t a, size_t b) { return key[a] < key[b] || (key[a] == key[b] && a < b); });
+            std::sort(sorted.begin(), sorted.end(), [&](size_t a, size_t b) {
+              return key[a] < key[b] || (key[a] == key[b] && a < b);
+            });
             std::vector<double> sp;
             for (size_t i : sorted) sp.push_back(pm[i]);
             const size_t k = mass_prefix(sp, o.typical_p);
             // Float32 log-probabilities can swap two distinct near-equal keys.
             for (size_t j = 0; j + 1 < sorted.size(); ++j) {
               const double a = key[sorted[j]], b = key[sorted[j + 1]];
-              if (l[sorted[j]] != l[sorted[j + 1]] && std::fabs(a - b) < 1e-4 * (1 + a) && j + 1 == k)
+              if (l[sorted[j]] != l[sorted[j + 1]] && std::fabs(a - b) < 1e-4 * (1 + a) &&
+                  j + 1 == k)
                 r.ambiguous = true;
             }
             if (k < std::min<size_t>(o.min_keep, sorted.size())) {
@@ -215,7 +220,8 @@ void expect_matches_reference(smx::Sampler& s, const Ref& ref, const std::vector
   for (size_t i = 0; i < x.size(); ++i) {
     // Removed entries are exactly 0; a kept entry may underflow float32 (p < 2^-126).
     if (r[i] == 0 || p[i] == 0) {
-      ASSERT_TRUE(p[i] == 0 && r[i] < 1e-37) << what << " i=" << i << " ours " << p[i] << " ref " << r[i];
+      ASSERT_TRUE(p[i] == 0 && r[i] < 1e-37)
+          << what << " i=" << i << " ours " << p[i] << " ref " << r[i];
     }
     ASSERT_NEAR(p[i], r[i], 2e-6 + 2e-5 * r[i]) << what << " i=" << i;
     sum += p[i];
@@ -231,7 +237,8 @@ TEST(Sampler, LlamaCppTopPCaseKeepsPoint4AndPoint3) {
     SamplerOptions o;
     o.top_p = p;
     const auto got = probs_of(o, x);
-    for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(got[i], expected[i], 1e-6) << "top-p " << p << " i=" << i;
+    for (size_t i = 0; i < 4; ++i)
+      EXPECT_NEAR(got[i], expected[i], 1e-6) << "top-p " << p << " i=" << i;
   };
   check(0.7, {0, 0, 0.3 / 0.7, 0.4 / 0.7});
   check(0.8, {0, 0.2 / 0.9, 0.3 / 0.9, 0.4 / 0.9});
@@ -336,7 +343,8 @@ TEST(Sampler, HfAndLlamaCppOrdersDifferWhereTemperatureMatters) {
   hf.temperature = 2, hf.top_p = 0.6;
   SamplerOptions ll = hf;
   set_order(ll, {Step::kTopK, Step::kTypicalP, Step::kTopP, Step::kMinP, Step::kTemperature});
-  // At T = 2 the first entry has 0.506 < 0.6: hf keeps two; at T = 1 it has 0.665: llama.cpp keeps one.
+  // At T = 2 the first entry has 0.506 < 0.6: hf keeps two; at T = 1 it has 0.665: llama.cpp keeps
+  // one.
   EXPECT_EQ(support(probs_of(hf, x)), (std::vector<size_t>{0, 1}));
   EXPECT_EQ(support(probs_of(ll, x)), (std::vector<size_t>{0}));
   hf.top_p = 1, hf.temperature = 3, hf.min_p = 0.5;
@@ -350,7 +358,8 @@ TEST(Sampler, HfAndLlamaCppOrdersDifferWhereTemperatureMatters) {
 
 TEST(Sampler, LogitBiasAndPenaltiesFollowTheirFormulas) {
   SamplerOptions o;
-  o.repetition_penalty = 2, o.frequency_penalty = 0.5f, o.presence_penalty = 0.25f, o.penalty_last_n = 3;
+  o.repetition_penalty = 2, o.frequency_penalty = 0.5f, o.presence_penalty = 0.25f,
+  o.penalty_last_n = 3;
   smx::Sampler s = make(o);
   const int32_t hist[] = {0, 1, 1, 2};  // the window (last 3) holds 1, 1, 2
   ASSERT_EQ(s.accept(hist, 4), SampleStatus::kOk);
@@ -396,7 +405,8 @@ TEST(Sampler, EveryFilterMatchesTheSortBasedReference) {
     if (unif(gen) < 0.4) o.typical_p = 0.05 + 0.95 * unif(gen);
     if (unif(gen) < 0.3) o.min_keep = 1 + gen() % 5;
     const int ord = gen() % 3;
-    if (ord == 1) set_order(o, {Step::kTopK, Step::kTypicalP, Step::kTopP, Step::kMinP, Step::kTemperature});
+    if (ord == 1)
+      set_order(o, {Step::kTopK, Step::kTypicalP, Step::kTopP, Step::kMinP, Step::kTemperature});
     if (ord == 2) std::shuffle(o.order, o.order + smx::kNumSteps, gen);
     if (unif(gen) < 0.2) {
       o.repetition_penalty = 1.5f, o.frequency_penalty = 0.3f, o.presence_penalty = -0.2f;
@@ -423,7 +433,8 @@ TEST(Sampler, EveryFilterMatchesTheSortBasedReference) {
     ++checked;
   }
   EXPECT_GT(checked, 1300);
-  std::printf("reference cases: %d checked, %d skipped as within rounding of a cut\n", checked, skipped);
+  std::printf("reference cases: %d checked, %d skipped as within rounding of a cut\n", checked,
+              skipped);
 }
 
 // ---------------------------------------------------------------------------
@@ -514,7 +525,8 @@ TEST(Sampler, ChiSquareGoodnessOfFitOver24Distributions) {
       {"ties [1,1,1,0,0]", {1, 1, 1, 0, 0}, {}},
       {"normal 100 top-k 5", normal_scores(100, 1, 2), opt([](auto& o) { o.top_k = 5; })},
       {"normal 100 top-p 0.5", normal_scores(100, 1, 3), opt([](auto& o) { o.top_p = 0.5; })},
-      {"normal 200 typical 0.8", normal_scores(200, 1.5, 4), opt([](auto& o) { o.typical_p = 0.8; })},
+      {"normal 200 typical 0.8", normal_scores(200, 1.5, 4),
+       opt([](auto& o) { o.typical_p = 0.8; })},
       {"normal 500 llama.cpp order", normal_scores(500, 2, 5), opt([](auto& o) {
          o.temperature = 1.5f, o.top_k = 50, o.top_p = 0.9;
          set_order(o, {Step::kTopK, Step::kTypicalP, Step::kTopP, Step::kMinP, Step::kTemperature});
@@ -522,20 +534,23 @@ TEST(Sampler, ChiSquareGoodnessOfFitOver24Distributions) {
       {"T=inf, masked", {1, -kInf, 5, 2, -kInf, 0, 9}, opt([](auto& o) { o.temperature = kInf; })},
       {"+inf entries", {kInf, 0, kInf, 1}, {}},
       {"spread 1e3", normal_scores(300, 1e3, 6), opt([](auto& o) { o.temperature = 300; })},
-      {"min-keep 4 with top-p 0.01", normal_scores(50, 1, 7), opt([](auto& o) { o.top_p = 0.01, o.min_keep = 4; })},
+      {"min-keep 4 with top-p 0.01", normal_scores(50, 1, 7),
+       opt([](auto& o) { o.top_p = 0.01, o.min_keep = 4; })},
       {"128256 normal, T 0.8, top-k 40, top-p 0.95", normal_scores(128256, 3, 8),
        opt([](auto& o) { o.temperature = 0.8f, o.top_k = 40, o.top_p = 0.95; })},
       {"[0, -3]", {0, -3}, {}},
       {"32000 normal, 10% masked, min-p 0.02", normal_scores(32000, 2.5, 9, 0.1),
        opt([](auto& o) { o.min_p = 0.02; })},
-      {"10 entries T=0.25", {0.1f, 0.5f, 0.2f, 0.9f, 0.4f, 0.3f, 0.8f, 0.0f, 0.6f, 0.7f},
+      {"10 entries T=0.25",
+       {0.1f, 0.5f, 0.2f, 0.9f, 0.4f, 0.3f, 0.8f, 0.0f, 0.6f, 0.7f},
        opt([](auto& o) { o.temperature = 0.25f; })},
   };
   ASSERT_GE(ds.size(), 20u);
   uint64_t seed = 1000;
   for (const auto& d : ds) {
     const Fit f = chi_square(d.o, d.x, ++seed);
-    std::printf("  %-45s chi2 %9.2f  df %6.0f  critical %9.2f\n", d.name.c_str(), f.chi2, f.df, f.crit);
+    std::printf("  %-45s chi2 %9.2f  df %6.0f  critical %9.2f\n", d.name.c_str(), f.chi2, f.df,
+                f.crit);
     EXPECT_LT(f.chi2, f.crit) << d.name;
   }
 }
@@ -646,10 +661,11 @@ TEST(Sampler, ErrorsAreStatusesAndTheSamplerKeepsWorking) {
   const int32_t neg = -1;
   EXPECT_EQ(s.accept(&neg, 1), SampleStatus::kBadToken);
   for (auto edit : std::vector<void (*)(SamplerOptions&)>{
-           [](SamplerOptions& o) { o.temperature = -1; }, [](SamplerOptions& o) { o.temperature = NAN; },
-           [](SamplerOptions& o) { o.top_p = 0; }, [](SamplerOptions& o) { o.top_p = 1.5; },
-           [](SamplerOptions& o) { o.min_p = -0.1; }, [](SamplerOptions& o) { o.min_p = 2; },
-           [](SamplerOptions& o) { o.typical_p = 0; }, [](SamplerOptions& o) { o.min_keep = 0; },
+           [](SamplerOptions& o) { o.temperature = -1; },
+           [](SamplerOptions& o) { o.temperature = NAN; }, [](SamplerOptions& o) { o.top_p = 0; },
+           [](SamplerOptions& o) { o.top_p = 1.5; }, [](SamplerOptions& o) { o.min_p = -0.1; },
+           [](SamplerOptions& o) { o.min_p = 2; }, [](SamplerOptions& o) { o.typical_p = 0; },
+           [](SamplerOptions& o) { o.min_keep = 0; },
            [](SamplerOptions& o) { o.repetition_penalty = 0; },
            [](SamplerOptions& o) { o.frequency_penalty = kInf; },
            [](SamplerOptions& o) { o.penalty_last_n = -2; },

@@ -2,6 +2,8 @@
 // decreasing logit (or increasing key), ties by lower position; -0 == +0;
 // masked (-Infinity) and +Infinity entries; many ties; every path (heap scan,
 // radix levels, small-bucket sorts).
+#include "select.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,8 +13,6 @@
 #include <numeric>
 #include <random>
 #include <vector>
-
-#include "select.h"
 
 namespace {
 
@@ -40,16 +40,26 @@ std::vector<float> Input(int kind, size_t m, std::mt19937& rng) {
   std::vector<float> g(m);
   for (size_t i = 0; i < m; ++i) {
     switch (kind) {
-      case 0: g[i] = normal(rng); break;
-      case 1: g[i] = 1.0f + 1e-6f * static_cast<float>(small(rng)); break;   // narrow, ties
-      case 2: g[i] = static_cast<float>(small(rng)); break;                   // heavy ties
-      case 3: g[i] = (rng() & 1) ? 0.0f : -0.0f; break;                       // signed zeros
+      case 0:
+        g[i] = normal(rng);
+        break;
+      case 1:
+        g[i] = 1.0f + 1e-6f * static_cast<float>(small(rng));
+        break;  // narrow, ties
+      case 2:
+        g[i] = static_cast<float>(small(rng));
+        break;  // heavy ties
+      case 3:
+        g[i] = (rng() & 1) ? 0.0f : -0.0f;
+        break;  // signed zeros
       case 4: {
         const int r = static_cast<int>(rng() % 8);
         g[i] = r == 0 ? -kInf : r == 1 ? kInf : r == 2 ? 3.4e38f : r == 3 ? -3.4e38f : normal(rng);
         break;
       }
-      default: g[i] = std::nextafter(2.0f, 3.0f) * static_cast<float>(rng() % 1000); break;
+      default:
+        g[i] = std::nextafter(2.0f, 3.0f) * static_cast<float>(rng() % 1000);
+        break;
     }
   }
   return g;
@@ -59,8 +69,10 @@ TEST(Select, DescKeyIsMonotone) {
   const float v[] = {-kInf, -3.4e38f, -1.0f, -1e-45f, -0.0f, 0.0f, 1e-45f, 1.0f, 3.4e38f, kInf};
   for (size_t i = 0; i + 1 < std::size(v); ++i) {
     const uint32_t a = smx::sel::desc_key(v[i]), b = smx::sel::desc_key(v[i + 1]);
-    if (v[i] == v[i + 1]) EXPECT_EQ(a, b) << v[i];
-    else EXPECT_GT(a, b) << v[i] << " " << v[i + 1];
+    if (v[i] == v[i + 1])
+      EXPECT_EQ(a, b) << v[i];
+    else
+      EXPECT_GT(a, b) << v[i] << " " << v[i + 1];
   }
 }
 
@@ -98,13 +110,15 @@ TEST(Select, FirstKScanMatchesFirstKAndFindsTheFirstNaN) {
         std::vector<uint32_t> a(m), b(m), scratch(m);
         ASSERT_EQ(smx::sel::first_k_scan(g.data(), m, k, a.data()), m);
         smx::sel::first_k(g.data(), m, k, b.data(), scratch.data());
-        ASSERT_EQ(std::vector<uint32_t>(a.begin(), a.begin() + k), std::vector<uint32_t>(b.begin(), b.begin() + k))
+        ASSERT_EQ(std::vector<uint32_t>(a.begin(), a.begin() + k),
+                  std::vector<uint32_t>(b.begin(), b.begin() + k))
             << "kind " << kind << " m " << m << " k " << k;
         for (size_t at : {m - 1, m / 2, size_t{0}, std::min(k, m - 1)}) {
           std::vector<float> h = g;
           h[at] = nan;
           if (at + 3 < m) h[at + 3] = nan;
-          EXPECT_EQ(smx::sel::first_k_scan(h.data(), m, k, a.data()), at) << "kind " << kind << " m " << m;
+          EXPECT_EQ(smx::sel::first_k_scan(h.data(), m, k, a.data()), at)
+              << "kind " << kind << " m " << m;
         }
       }
     }
@@ -125,7 +139,8 @@ TEST(Select, MassCutMatchesTheSortedCumulativeSum) {
       for (float v : w) total += v;
       const std::vector<uint32_t> ref = RefOrder(g);
       std::vector<double> keys(m);
-      for (size_t i = 0; i < m; ++i) keys[i] = (kind == 3 && (i & 1)) ? -0.0 : std::fabs(static_cast<double>(g[i]));
+      for (size_t i = 0; i < m; ++i)
+        keys[i] = (kind == 3 && (i & 1)) ? -0.0 : std::fabs(static_cast<double>(g[i]));
       const std::vector<uint32_t> ref_key = RefOrderByKey(keys);
       for (double f : {1e-9, 0.01, 0.3, 0.5, 0.9, 0.999, 1.0, 1.5}) {
         const double target = f * total;
@@ -149,9 +164,12 @@ TEST(Select, MassCutMatchesTheSortedCumulativeSum) {
             EXPECT_FALSE(got.found) << "kind " << kind << " m " << m << " f " << f;
             continue;
           }
-          ASSERT_TRUE(got.found) << "kind " << kind << " m " << m << " f " << f << " by_key " << by_key;
-          EXPECT_EQ(got.pos, order[want]) << "kind " << kind << " m " << m << " f " << f << " by_key " << by_key;
-          EXPECT_EQ(got.rank, want + 1) << "kind " << kind << " m " << m << " f " << f << " by_key " << by_key;
+          ASSERT_TRUE(got.found) << "kind " << kind << " m " << m << " f " << f << " by_key "
+                                 << by_key;
+          EXPECT_EQ(got.pos, order[want])
+              << "kind " << kind << " m " << m << " f " << f << " by_key " << by_key;
+          EXPECT_EQ(got.rank, want + 1)
+              << "kind " << kind << " m " << m << " f " << f << " by_key " << by_key;
         }
       }
     }
@@ -169,13 +187,15 @@ TEST(Select, TopPCutMatchesMassCutWithTheIndexOrderTotal) {
       for (float v : w) total += v;
       for (double f : {0.0, 1e-9, 0.3, 0.9, 0.999, 1.0, 1.5}) {
         std::vector<uint32_t> s(m), scratch(m), scratch2(m);
-        const smx::sel::TopPCut c = smx::sel::top_p_cut(g.data(), w.data(), m, f, s.data(), scratch.data());
+        const smx::sel::TopPCut c =
+            smx::sel::top_p_cut(g.data(), w.data(), m, f, s.data(), scratch.data());
         EXPECT_EQ(c.total, total);
         if (!(f * total > 0.0)) {
           EXPECT_FALSE(c.cut.found);
           continue;
         }
-        const smx::sel::MassCut want = smx::sel::mass_cut(g.data(), w.data(), m, f * total, scratch2.data());
+        const smx::sel::MassCut want =
+            smx::sel::mass_cut(g.data(), w.data(), m, f * total, scratch2.data());
         ASSERT_EQ(c.cut.found, want.found) << "kind " << kind << " m " << m << " f " << f;
         if (!want.found) continue;
         EXPECT_EQ(c.cut.pos, want.pos);
