@@ -28,8 +28,8 @@ export function checkOptions(fn, opts, known) {
   if (opts === null || typeof opts !== 'object' || Array.isArray(opts)) {
     throw new TypeError(`${fn}: options must be an object, got ${describe(opts)}`);
   }
-  for (const key of Object.keys(opts)) {
-    if (!known.includes(key)) {
+  for (const key in opts) {
+    if (Object.hasOwn(opts, key) && !known.includes(key)) {
       throw new TypeError(`${fn}: unknown option '${key}' (known: ${known.join(', ')})`);
     }
   }
@@ -164,7 +164,12 @@ export class Softmax {
     const yOff = align8(xBytes);
     const shapeOff = yOff + extraBytes;
     const p = this.#alloc(fn, shapeOff + dims.length * 4 + 8);
-    if (!inPlace) this.#m.HEAPF32.set(scores, p >> 2);
+    if (!inPlace) {
+      const h = this.#m.HEAPF32;
+      const at = p >> 2;
+      if (scores.length <= 16) for (let i = 0; i < scores.length; i++) h[at + i] = scores[i];
+      else h.set(scores, at);
+    }
     if (dims.length) this.#m.HEAP32.set(dims, (p + shapeOff) >> 2);
     return { x: inPlace ? x : p, y: p + yOff, shape: p + shapeOff, copied: !inPlace };
   }
@@ -198,9 +203,11 @@ export class Softmax {
     const status = this.#m[exported](p.x, y, n, p.shape, dims.length, o.axis ?? -1, t, masked);
     if (status !== 0) this.#fail(fn, status);
     if (outInPlace) return out;
-    const result = this.#m.HEAPF32.subarray(y >> 2, (y >> 2) + n);
-    if (out === undefined) return result.slice();
-    out.set(result);
+    const heap = this.#m.HEAPF32;
+    const at = y >> 2;
+    if (out === undefined) return heap.slice(at, at + n);
+    if (n <= 16) for (let i = 0; i < n; i++) out[i] = heap[at + i]; // cheaper than a subarray view
+    else out.set(heap.subarray(at, at + n));
     return out;
   }
 
@@ -228,6 +235,7 @@ export class Softmax {
 
   /** Rejects a buffer() view that wasm memory growth detached (it reads as empty). */
   #live(fn, name, view) {
+    if (view.length !== 0) return; // a detached view reads as empty
     const n = this.#views.get(view);
     if (n !== undefined && view.length !== n) {
       throw new RangeError(`${fn}: ${name} is a buffer() view that wasm memory growth invalidated; call buffer() again`);
