@@ -186,11 +186,11 @@ export class Softmax {
     const o = checkOptions(fn, opts, MAP_OPTIONS);
     checkScores(fn, scores);
     this.#live(fn, 'scores', scores);
-    if (o.out !== undefined) this.#live(fn, 'out', o.out);
     const n = scores.length;
     const t = checkTemperature(fn, o.temperature);
     const l = layout(fn, n, o.shape, o.axis);
     const masked = checkMasked(fn, o.masked);
+    if (o.out instanceof Float32Array) this.#live(fn, 'out', o.out);
     const out = checkOut(fn, o.out, n);
     const dims = l.dims;
     // Where the result goes: into `out` itself when it is a buffer() view, else
@@ -271,7 +271,7 @@ export class Softmax {
     const o = checkOptions(fn, opts, ['temperature', 'shape', 'axis', 'out']);
     checkScores(fn, scores);
     this.#live(fn, 'scores', scores);
-    if (o.out !== undefined) this.#live(fn, 'out', o.out);
+    if (o.out instanceof Float32Array) this.#live(fn, 'out', o.out);
     const n = scores.length;
     const t = checkTemperature(fn, o.temperature);
     const l = layout(fn, n, o.shape, o.axis);
