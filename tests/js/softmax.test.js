@@ -669,7 +669,8 @@ describe.each(BUILDS)('$build build', ({ simd }) => {
       // dyadic scores: x + c is exact in float32, so the gaps are identical and
       // the exact path (x - max by TwoSum) gives identical bits. The T = 1 fast
       // path for 256+ entries shifts by a multiple of ln 2 near the max instead,
-      // so there the two agree within 2 ulp (cpp/src/softmax.cpp, fast_exp_sum).
+      // so there the two agree within twice its exp bound, 2 x 2.5 ulp
+      // (cpp/src/softmax.cpp fast_exp_sum, cpp/src/kernels/exp_rr2_p6.h).
       const rng = mulberry32(9);
       for (const n of [2, 3, 10, 33, 255, 256, 1000]) {
         const x = Array.from({ length: n }, () => Math.round((rng() - 0.5) * 160) / 8);
@@ -679,7 +680,7 @@ describe.each(BUILDS)('$build build', ({ simd }) => {
           if (n < 256) {
             expect(shifted, `n=${n} c=${c}`).toEqual(y);
           } else {
-            y.forEach((p, i) => expect(Math.abs(shifted[i] - p), `n=${n} c=${c} i=${i}`).toBeLessThanOrEqual(2 * 2 ** -23 * p));
+            y.forEach((p, i) => expect(Math.abs(shifted[i] - p), `n=${n} c=${c} i=${i}`).toBeLessThanOrEqual(5 * 2 ** -23 * p));
           }
           expect(sm.softmax(x.map((v) => v + c), { temperature: 0.3 })).toEqual(sm.softmax(x, { temperature: 0.3 }));
         }

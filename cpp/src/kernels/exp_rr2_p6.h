@@ -73,17 +73,31 @@ inline float exp_rr2_p6(float z, float c) {
   return z < kExpCutoff ? 0.0f : f;
 }
 
-// exp(x - nc ln 2) for an integer nc with |nc| <= 2900 and x <= (nc + 0.5) ln 2 + 0.01,
-// the same polynomial: n = round(x log2 e) is reduced from x itself (Cody-Waite
-// is exact for |n| < 2^12) and 2^(n - nc) comes from the exponent bits of
-// t = x log2 e + kMagic + 127 - nc. Results below 2^-126 are garbage unless
-// masked: kExpShiftFloor is the t below which they are. Error: the exp_rr2_p6
-// bound plus the reduction of x (|n| ulp-ish terms of n ln2_lo): at most
-// kExpShiftedBoundUlp = 1.25 ulp for |nc| <= 1478 (|max| <= 1024) (tests/native/kernels_test.cpp;
-// 1.05 ulp at nc = 0, swept over every float by exp_sweep_test.cpp).
-inline constexpr double kExpShiftedBoundUlp = 1.25;
+// exp(x - nc ln 2) for an integer nc with |nc| <= 1478 and x <= (nc + 0.5) ln 2 + 0.01:
+// the softmax fast path ("rr2_p5"). n = round(x log2 e) is reduced from x
+// itself (Cody-Waite is exact for |n| < 2^12) and 2^(n - nc) comes from the
+// exponent bits of t = x log2 e + kMagic + 127 - nc. e^r = 1 + r (p1 + r (p2 +
+// r (p3 + r (p4 + r p5)))): a degree-5 fit of the relative error on
+// [-1.01 ln2/2, 1.01 ln2/2] (Lawson's iteration, the 1 fixed so that e^0 is
+// exactly 1; 9.7e-8 before rounding the coefficients to float32): two
+// operations fewer than rr2_p6, and softmax ~16% faster in V8.
+// Error: at most kExpShiftedBoundUlp = 2.5 ulp against exp in double (worst
+// seen: 2.255 ulp over all 2.17e9 floats of [-87.34, 0.347] at nc = 0, swept by
+// exp_sweep_test.cpp; 2.31 ulp at nc = -1478, kernels_test.cpp), for results
+// that are normal floats. Below 2^-126 they are garbage unless masked:
+// kExpShiftFloor is the t below which they are.
+inline constexpr double kExpShiftedBoundUlp = 2.5;
 inline constexpr float kMagic = 0x1.8p23f;
 inline constexpr float kExpShiftFloor = kMagic + 1.0f;
+inline constexpr float kP1 = 0x1.FFFFF6p-1f, kP2 = 0x1.FFFDAEp-2f, kP3 = 0x1.555AA0p-3f,
+                       kP4 = 0x1.574408p-5f, kP5 = 0x1.0FA100p-7f;
+inline float expm1_p5(float r) {
+  float q = kP5 * r + kP4;
+  q = q * r + kP3;
+  q = q * r + kP2;
+  q = q * r + kP1;
+  return r * q;
+}
 template <bool kMask>
 inline float exp_shifted(float x, float bias) {
   const float t = x * kLog2e + bias;
@@ -91,7 +105,7 @@ inline float exp_shifted(float x, float bias) {
   const float n = t - bias;
   float r = x - n * kLn2Hi;
   r = r - n * kLn2Lo;
-  const float f = (expm1_poly(r) + 1.0f) * s;
+  const float f = (expm1_p5(r) + 1.0f) * s;
   return kMask && t < kExpShiftFloor ? 0.0f : f;
 }
 

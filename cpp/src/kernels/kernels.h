@@ -6,7 +6,8 @@
 //   rminmax(n, x, mm)               mm[0] = min, mm[1] = max of x[0..n); max is NaN
 //                                    if any x is NaN; a zero result is +0. n >= 1
 //   raddstoreexpminusc(n, x, nc, mask, y)
-//                                    y[i] = exp(x[i] - nc ln 2), returns the sum (as
+//                                    y[i] = exp(x[i] - nc ln 2) (rr2_p5, <= 2.5 ulp),
+//                                    returns the sum (as
 //                                    below). The fast path of softmax at T = 1:
 //                                    nc = round(max log2 e) and |max| <= 1024, so the
 //                                    shift by a multiple of ln 2 costs no rounding

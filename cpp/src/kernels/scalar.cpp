@@ -83,7 +83,7 @@ double f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(size_t n, const float* x,
                    : raddstoreexpminusmax<true>(n, x, max, t, y);
 }
 
-double f32_raddstoreexpminusc__scalar_rr2_p6_u8_acc2(size_t n, const float* x, float nc, bool mask,
+double f32_raddstoreexpminusc__scalar_rr2_p5_u8_acc2(size_t n, const float* x, float nc, bool mask,
                                                      float* y) {
   return mask ? raddstoreexpminusc<true>(n, x, nc, y) : raddstoreexpminusc<false>(n, x, nc, y);
 }

@@ -90,7 +90,11 @@ inline v128_t exp_shifted_x4(v128_t x, v128_t bias) {
   const v128_t n = wasm_f32x4_sub(t, bias);
   v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Hi)));
   r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Lo)));
-  const v128_t f = wasm_f32x4_mul(wasm_f32x4_add(expm1_poly_x4(r), wasm_f32x4_splat(1.0f)), s);
+  v128_t q = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(kP5), r), wasm_f32x4_splat(kP4));
+  q = wasm_f32x4_add(wasm_f32x4_mul(q, r), wasm_f32x4_splat(kP3));
+  q = wasm_f32x4_add(wasm_f32x4_mul(q, r), wasm_f32x4_splat(kP2));
+  q = wasm_f32x4_add(wasm_f32x4_mul(q, r), wasm_f32x4_splat(kP1));
+  const v128_t f = wasm_f32x4_mul(wasm_f32x4_add(wasm_f32x4_mul(r, q), wasm_f32x4_splat(1.0f)), s);
   if (!kMask) return f;
   return wasm_v128_andnot(f, wasm_f32x4_lt(t, wasm_f32x4_splat(kExpShiftFloor)));
 }
@@ -202,7 +206,7 @@ double f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(size_t n, const float* 
                    : raddstoreexpminusmax<true>(n, x, max, t, y);
 }
 
-double f32_raddstoreexpminusc__wasmsimd_rr2_p6_u8_acc2(size_t n, const float* x, float nc,
+double f32_raddstoreexpminusc__wasmsimd_rr2_p5_u8_acc2(size_t n, const float* x, float nc,
                                                        bool mask, float* y) {
   return mask ? raddstoreexpminusc<true>(n, x, nc, y) : raddstoreexpminusc<false>(n, x, nc, y);
 }
