@@ -16,7 +16,7 @@ namespace k = kernels;
 k::rmax_ukernel* const rmax = k::f32_rmax__wasmsimd_u16_acc4;
 k::rminmax_ukernel* const rminmax = k::f32_rminmax__wasmsimd_u16_acc4;
 k::raddstoreexpminusc_ukernel* const raddstoreexpminusc =
-    k::f32_raddstoreexpminusc__wasmsimd_rr2_p6_u8_acc2;
+    k::f32_raddstoreexpminusc__wasmsimd_rr2_p5_u8_acc2;
 k::raddstoreexpminusmax_ukernel* const raddstoreexpminusmax =
     k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2;
 k::vscale_ukernel* const vscale = k::f32_vscale__wasmsimd_u8;
@@ -25,7 +25,7 @@ k::vlogsoftmax_ukernel* const vlogsoftmax = k::f32_vlogsoftmax__wasmsimd_u8;
 k::rmax_ukernel* const rmax = k::f32_rmax__scalar_u4;
 k::rminmax_ukernel* const rminmax = k::f32_rminmax__scalar_u4;
 k::raddstoreexpminusc_ukernel* const raddstoreexpminusc =
-    k::f32_raddstoreexpminusc__scalar_rr2_p6_u8_acc2;
+    k::f32_raddstoreexpminusc__scalar_rr2_p5_u8_acc2;
 k::raddstoreexpminusmax_ukernel* const raddstoreexpminusmax =
     k::f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2;
 k::vscale_ukernel* const vscale = k::f32_vscale__scalar_u4;
