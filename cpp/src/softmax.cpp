@@ -311,8 +311,10 @@ Status stable_steps(const float* x, size_t n, const Options& o, Steps* st) {
   // and scaled - max would then be Infinity - Infinity = NaN.
   for (size_t i = 0; i < n; ++i) st->shifted[i] = t == 1.0f ? x[i] - raw_max : (x[i] - raw_max) / t;
   st->sum = raddstoreexpminusmax(n, x, raw_max, t, st->exps);
-  vscale(n, st->exps, static_cast<float>(1.0 / st->sum), st->probs);
-  return Status::kOk;
+  // probs are softmax's own bits, whichever path softmax takes (the T = 1 fast
+  // path shifts by a multiple of ln 2 instead of the max): within 2.5 ulp of
+  // exps / sum there, equal to it elsewhere.
+  return softmax_slice(x, st->probs, n, o, false);
 }
 }  // namespace
 
