@@ -332,9 +332,16 @@ SampleStatus Sampler::apply_penalties(size_t n) {
     // Penalties move finite scores only: a masked -Infinity stays masked (and
     // -Infinity - (-Infinity) would be NaN when a penalty overflows).
     if (l - l == 0.0f) {
-      if (o.repetition_penalty != 1.0f)
+      // A penalty never takes a finite score out of the finite range (an
+      // overflow to -Infinity would then meet -Infinity - (-Infinity) = NaN,
+      // and +Infinity would share the mass with scores that are +Infinity).
+      const float big = std::numeric_limits<float>::max();
+      if (o.repetition_penalty != 1.0f) {
         l = l > 0.0f ? l / o.repetition_penalty : l * o.repetition_penalty;
+        l = std::min(std::max(l, -big), big);
+      }
       l = l - (static_cast<float>(j - i) * o.frequency_penalty + o.presence_penalty);
+      l = std::min(std::max(l, -big), big);
     }
     i = j;
   }

@@ -79,20 +79,29 @@ Status masked_fill(float* y, size_t n, Masked policy, bool log) {
   return Status::kOk;
 }
 
-// sum_i exp(x_i - shift) / scale, stored in y: the exps of softmax at T = 1
-// for slices of 256 or more entries with |max| <= 1024. The shift is the
-// multiple of ln 2 nearest max, which the kernel subtracts without rounding and
-// without TwoSum, so scale = exp(max - shift) rounded. Returns false (y is then
-// to be recomputed) for a slice this would leave dominated by its maximum (the
-// others adding less than 2^-24 of it), so that one-hot results stay exact.
+// Softmax at T = 1 of a slice of 256+ entries with |max| <= 1024, the fast
+// path: the shift is c, the multiple of ln 2 nearest max, which the kernel
+// subtracts without rounding and without TwoSum. Returns false (nothing
+// written) where it does not apply. y may be x: nothing reads x after the
+// kernel. The entries equal to max get their share g / sum rounded once (g =
+// their exp); this only matters, and is only done, for a slice dominated by
+// its maximum (the others adding less than 2^-24 of it), where it keeps a
+// one-hot result exactly 1.
 constexpr size_t kFastPathMin = 256;
-bool fast_exp_sum(const float* x, size_t n, float min, float max, float* y, double* sum) {
+bool fast_softmax(const float* x, size_t n, float min, float max, float* y) {
   if (n < kFastPathMin || !(max >= -1024.0f && max <= 1024.0f)) return false;
   const float nc = (max * k::kLog2e + k::kMagic) - k::kMagic;  // round(max log2 e)
   const bool mask = !(min >= max - 80.0f);                     // some lane may fall below 2^-126
-  *sum = raddstoreexpminusc(n, x, nc, mask, y);
+  const double sum = raddstoreexpminusc(n, x, nc, mask, y);
   const float g = k::exp_shifted<false>(max, k::kMagic + 127.0f - nc);
-  return *sum > static_cast<double>(g) * (1.0 + 0x1p-24);
+  const auto inv = static_cast<float>(1.0 / sum);
+  if (sum > static_cast<double>(g) * (1.0 + 0x1p-24)) {
+    vscale(n, y, inv, y);
+    return true;
+  }
+  const auto top = static_cast<float>(static_cast<double>(g) / sum);
+  for (size_t i = 0; i < n; ++i) y[i] = y[i] == g ? top : y[i] * inv;
+  return true;
 }
 
 // softmax (log false) or log-softmax (log true) of one contiguous slice. The
@@ -126,8 +135,8 @@ Status softmax_slice(const float* x, float* y, size_t n, const Options& o, bool 
     vlogsoftmax(n, x, max, o.temperature, static_cast<float>(log_f64(sum)), y);
     return Status::kOk;
   }
-  if (!(o.temperature == 1.0f && fast_exp_sum(x, n, mm[0], max, y, &sum)))
-    sum = raddstoreexpminusmax(n, x, max, o.temperature, y);
+  if (o.temperature == 1.0f && fast_softmax(x, n, mm[0], max, y)) return Status::kOk;
+  sum = raddstoreexpminusmax(n, x, max, o.temperature, y);
   vscale(n, y, static_cast<float>(1.0 / sum), y);
   return Status::kOk;
 }

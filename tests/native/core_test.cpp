@@ -365,3 +365,19 @@ TEST(Semantics, DominantEntryIsExactlyOneOnEveryPath) {
   ASSERT_EQ(smx::log_sum_exp(one, &lse, vec(1), opts()), smx::Status::kOk);
   EXPECT_EQ(lse, static_cast<double>(13.7f));
 }
+
+TEST(Semantics, InPlaceEqualsOutOfPlaceOnTheFastPathWhenDominated) {
+  // 300 entries at T = 1 (fast path), one far above the others: the dominated
+  // fix-up must not read x after the kernel wrote y over it.
+  std::vector<float> x(300, -40.0f), y(300);
+  x[7] = 10.0f;
+  for (size_t i = 0; i < x.size(); i += 3) x[i] = -25.0f;
+  x[7] = 10.0f;
+  ASSERT_EQ(smx::softmax(x.data(), y.data(), vec(x.size()), opts()), smx::Status::kOk);
+  std::vector<float> z = x;
+  ASSERT_EQ(smx::softmax(z.data(), z.data(), vec(z.size()), opts()), smx::Status::kOk);
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(ref::bits(y[i]), ref::bits(z[i])) << i;
+  EXPECT_EQ(y[7], 1.0f);
+  const auto r = ref::softmax(x.data(), x.size());
+  EXPECT_NEAR(y[0], r[0], 3e-6 * r[0]);
+}
