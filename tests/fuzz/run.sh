@@ -8,6 +8,7 @@
 #
 #   bash tests/fuzz/run.sh [seconds]        # npm run fuzz -- [seconds]
 #   FUZZ_TARGETS="softmax_fuzz_simd" bash tests/fuzz/run.sh 10
+#   FUZZ_SEED=1 bash tests/fuzz/run.sh 60    # reproducible exploration (CI)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 seconds="${1:-60}"
@@ -42,7 +43,10 @@ for t in $targets; do
   if [ -d "tests/fuzz/corpus/$corpus_name" ]; then cp "tests/fuzz/corpus/$corpus_name"/* "$corpus"/ 2>/dev/null; fi
   echo "== $t: ${seconds} s from $(ls "$corpus" | wc -l) seed inputs"
   log="$work/$t/log"
-  "$bin" -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=2048 -timeout=10 \
+  # FUZZ_SEED fixes libFuzzer's random stream (CI uses 1), so that a run
+  # explores the same inputs in the same order on every machine; unset, each
+  # run explores anew.
+  "$bin" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=2048 -timeout=10 \
     -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1
   rc=$?
   execs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)"
