@@ -278,33 +278,11 @@ inline std::string options_json(const Case& c) {
 
 // The whole golden file, byte for byte.
 inline std::string json() {
-  using golden::num;
-  std::string s =
-      "{\n  \"about\": \"softmax-wasm golden sequences of the sampler steps of issue 8, written by "
+  return golden::cases_json(
+      "softmax-wasm golden sequences of the sampler steps of issue 8, written by "
       "tests/native/tools/make_sampler_extra_golden.cpp from the native build; hash scores: see "
-      "tests/native/sampler_golden.h\",\n  \"cases\": [\n";
-  const auto all = cases();
-  for (size_t k = 0; k < all.size(); ++k) {
-    const Case& c = all[k];
-    s += "    {\n      \"name\": \"" + c.name + "\",\n      \"scores\": ";
-    if (c.values.empty()) {
-      s += "{\"hash\": {\"n\": " + std::to_string(c.hash.n) +
-           ", \"salt\": " + std::to_string(c.hash.salt) +
-           ", \"maskedBelow\": " + std::to_string(c.hash.masked_below) +
-           ", \"scale\": " + num(c.hash.scale, false) + "}}";
-    } else {
-      s += "[";
-      for (size_t i = 0; i < c.values.size(); ++i) s += (i ? ", " : "") + num(c.values[i], true);
-      s += "]";
-    }
-    s += ",\n      \"options\": " + options_json(c) + ",\n      \"seed\": \"" +
-         std::to_string(c.seed) + "\",\n      \"accept\": " + (c.accept ? "true" : "false") +
-         ",\n      \"draws\": [";
-    const auto d = run(c);
-    for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
-    s += "]\n    }" + std::string(k + 1 < all.size() ? "," : "") + "\n";
-  }
-  return s + "  ]\n}\n";
+      "tests/native/sampler_golden.h",
+      cases(), options_json, run);
 }
 
 }  // namespace golden_extra

@@ -225,13 +225,13 @@ inline std::string options_json(const Case& c) {
   return s + "}";
 }
 
-// The whole golden file, byte for byte.
-inline std::string json() {
-  std::string s =
-      "{\n  \"about\": \"softmax-wasm sampler golden sequences, written by "
-      "tests/native/tools/make_sampler_golden.cpp from the native build; hash scores: see "
-      "tests/native/sampler_golden.h\",\n  \"cases\": [\n";
-  const auto all = cases();
+// A golden file's text, byte for byte, for any list of cases that have a name,
+// literal values or hash scores, a seed and an accept flag; options_json and
+// run say how a case's options read and what it draws.
+template <typename Case, typename OptionsJson, typename Run>
+std::string cases_json(const std::string& about, const std::vector<Case>& all,
+                       OptionsJson options_json, Run run) {
+  std::string s = "{\n  \"about\": \"" + about + "\",\n  \"cases\": [\n";
   for (size_t k = 0; k < all.size(); ++k) {
     const Case& c = all[k];
     s += "    {\n      \"name\": \"" + c.name + "\",\n      \"scores\": ";
@@ -253,6 +253,15 @@ inline std::string json() {
     s += "]\n    }" + std::string(k + 1 < all.size() ? "," : "") + "\n";
   }
   return s + "  ]\n}\n";
+}
+
+// The whole golden file, byte for byte.
+inline std::string json() {
+  return cases_json(
+      "softmax-wasm sampler golden sequences, written by "
+      "tests/native/tools/make_sampler_golden.cpp from the native build; hash scores: see "
+      "tests/native/sampler_golden.h",
+      cases(), options_json, run);
 }
 
 }  // namespace golden
