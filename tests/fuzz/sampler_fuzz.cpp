@@ -25,6 +25,7 @@
 #include <limits>
 #include <vector>
 
+#include "fuzz_reader.h"
 #include "smx/sampler.h"
 
 namespace {
@@ -33,27 +34,6 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kMax = std::numeric_limits<float>::max();
 constexpr size_t kMaxScores = 2048;
-
-struct Reader {
-  const uint8_t* p;
-  size_t n;
-  uint8_t byte() {
-    if (n == 0) return 0;
-    --n;
-    return *p++;
-  }
-  uint32_t u32() {
-    uint32_t b = 0;
-    for (int i = 0; i < 4; ++i) b |= static_cast<uint32_t>(byte()) << (8 * i);
-    return b;
-  }
-  float raw() {
-    const uint32_t b = u32();
-    float f;
-    std::memcpy(&f, &b, 4);
-    return f;
-  }
-};
 
 float score(Reader& r) {
   const uint8_t tag = r.byte();

@@ -32,6 +32,7 @@
 #include <limits>
 #include <vector>
 
+#include "fuzz_reader.h"
 #include "smx/softmax.h"
 
 namespace {
@@ -41,23 +42,6 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kMax = std::numeric_limits<float>::max();
 constexpr float kDenormMin = std::numeric_limits<float>::denorm_min();
 constexpr size_t kMaxElements = 4096;
-
-struct Reader {
-  const uint8_t* p;
-  size_t n;
-  uint8_t byte() {
-    if (n == 0) return 0;
-    --n;
-    return *p++;
-  }
-  float raw() {
-    uint32_t b = 0;
-    for (int i = 0; i < 4; ++i) b |= static_cast<uint32_t>(byte()) << (8 * i);
-    float f;
-    std::memcpy(&f, &b, 4);
-    return f;
-  }
-};
 
 float special(uint8_t tag, Reader& r) {
   switch (tag % 16) {
