@@ -61,18 +61,7 @@ void insertion_sort(uint32_t* a, size_t n, Less less) {
   }
 }
 
-// Max-heap sift under `less`: the root is the element that comes last.
-template <class Less>
-void sift_down(uint32_t* a, size_t i, size_t len, Less less) {
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= len) return;
-    if (c + 1 < len && less(a[c], a[c + 1])) ++c;
-    if (!less(a[i], a[c])) return;
-    std::swap(a[i], a[c]);
-    i = c;
-  }
-}
+using sel::sift_down;
 
 // Own heapsort: the fallback of the selections past their depth limit.
 template <class Less>
@@ -475,14 +464,7 @@ void Sampler::min_p(double mp) {
 
 void Sampler::typical_p(double mass) {
   if (mass >= 1.0 || m_ <= 1) return;
-  softmax_candidates();
-  Options so;
-  so.temperature = t_;
-  log_softmax(g_.data(), lq_.data(), Layout{1, m_, 1}, so);
-  double h = 0.0;
-  for (size_t j = 0; j < m_; ++j) {
-    if (q_[j] > 0.0f) h -= static_cast<double>(q_[j]) * static_cast<double>(lq_[j]);
-  }
+  const double h = entropy();  // also sets q_, lq_ and total_
   for (size_t j = 0; j < m_; ++j) {
     const double d = -static_cast<double>(lq_[j]) - h;
     key_[j] = d < 0.0 ? -d : d;

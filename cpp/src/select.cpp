@@ -198,17 +198,6 @@ struct ByLogit {
   bool operator()(uint32_t a, uint32_t b) const { return g[a] > g[b] || (g[a] == g[b] && a < b); }
 };
 
-void sift_down(uint32_t* a, size_t i, size_t len, ByLogit less) {
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= len) return;
-    if (c + 1 < len && less(a[c], a[c + 1])) ++c;
-    if (!less(a[i], a[c])) return;
-    std::swap(a[i], a[c]);
-    i = c;
-  }
-}
-
 // a[0, k) = the first k positions as a heap whose root is the k-th. Blocks
 // of 16 whose entries are all <= the current k-th are skipped by one
 // comparison each (vectorizable); ties go to the lower position, already in.

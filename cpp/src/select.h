@@ -80,5 +80,21 @@ TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint3
 MassCut mass_cut_by_key(const double* key, const float* w, size_t m, double target,
                         uint32_t* scratch);
 
+// Max-heap sift under `less`: the root is the element that comes last. Shared
+// by the heaps of select.cpp and sampler.cpp.
+template <class Less>
+void sift_down(uint32_t* a, size_t i, size_t len, Less less) {
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= len) return;
+    if (c + 1 < len && less(a[c], a[c + 1])) ++c;
+    if (!less(a[i], a[c])) return;
+    const uint32_t t = a[i];
+    a[i] = a[c];
+    a[c] = t;
+    i = c;
+  }
+}
+
 }  // namespace sel
 }  // namespace smx
