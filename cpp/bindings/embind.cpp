@@ -181,8 +181,7 @@ class SamplerBinding {
                         to_int(e[kDryBreakers], 0, 268435456.0, &breakers);
       if (!ints) return status(smx::SampleStatus::kBadOption);
     }
-    const smx::SampleStatus st = smx::validate(o);
-    if (st != smx::SampleStatus::kOk) return status(st);
+    if (!smx::validate(o).ok()) return status(smx::SampleStatus::kBadOption);
     int32_t* ids = nullptr;
     if (breakers > 0) {
       ids = static_cast<int32_t*>(std::malloc(breakers * sizeof(int32_t)));
