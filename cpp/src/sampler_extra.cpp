@@ -24,7 +24,6 @@ namespace smx {
 
 namespace {
 
-constexpr float kInfF = std::numeric_limits<float>::infinity();
 constexpr double kInfD = std::numeric_limits<double>::infinity();
 constexpr double kLn2 = 0x1.62E42FEFA39EFp-1;
 
