@@ -411,7 +411,7 @@ export class Sampler {
   /** Records token(s) in the history the penalties read: a token id, or an array / typed array of them. */
   accept(tokens) {
     this.#call('accept', (h) => {
-      const ids = readTokens('Sampler.accept', 'tokens', tokens);
+      const ids = readTokens('Sampler.accept', 'tokens', tokens, { single: true });
       if (ids.length === 0) return;
       const p = this.#mem.alloc('Sampler.accept', ids.length * 4 + 8, 'tokens');
       this.#mem.m.HEAP32.set(ids, p >> 2);

@@ -31,7 +31,7 @@ function layout(fn, length, shape, tensorDims, axis) {
   if (shape !== undefined && tensorDims !== undefined) {
     throw new TypeError(`${fn}: scores is a tensor with dims [${tensorDims.join(', ')}]; pass no shape`);
   }
-  const given = shape ?? tensorDims;
+  const given = shape !== undefined ? shape : tensorDims;
   if (given === undefined) {
     if (axis !== undefined) {
       checkNumber(fn, 'axis', axis, { integer: true });

@@ -208,12 +208,12 @@ function tokenAt(fn, name, t) {
 }
 
 /**
- * Token ids as the model runtimes hand them over: a number, a BigInt, an
- * array of either, an Int32Array, Uint32Array, BigInt64Array or
+ * Token ids as the model runtimes hand them over: (with `single`) a number
+ * or a BigInt, an array of either, an Int32Array, Uint32Array, BigInt64Array or
  * BigUint64Array. Returns a new Int32Array (each element read once).
  */
-export function readTokens(fn, name, tokens) {
-  if (typeof tokens === 'number' || typeof tokens === 'bigint') return Int32Array.of(tokenAt(fn, name, tokens));
+export function readTokens(fn, name, tokens, { single = false } = {}) {
+  if (single && (typeof tokens === 'number' || typeof tokens === 'bigint')) return Int32Array.of(tokenAt(fn, `${name}[0]`, tokens));
   const kind = ArrayBuffer.isView(tokens) ? typedArrayKind(tokens) : undefined;
   if (!Array.isArray(tokens) && !TOKEN_ARRAYS.has(kind)) {
     throw new TypeError(
