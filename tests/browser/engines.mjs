@@ -10,10 +10,10 @@
 //     const page = await browser.open(url, { width: 1280, height: 900 });   // resolves after 'load'
 //     await page.waitFor(() => document.documentElement.dataset.ready);    // polls in the page
 //     const sum = await page.evaluate(async (a, b) => a + b, 1, 2);       // 3
-//     await page.click('#sampler button', { text: 'Draw 1,000' });         // a real pointer click
-//     await page.press('#bars-temp input[type=range]', 'Home');            // focus, then a real key
-//     await page.type('#sampler input[type=number]', '1', { index: 1, clear: true });
-//     await page.fill('#sampler input[type=range]', '10');                // value + input/change events
+//     await page.click('#sampler >>> button', { text: 'Draw 1,000' });     // a real pointer click
+//     await page.press('#bars-temp >>> input[type=range]', 'Home');        // focus, then a real key
+//     await page.type('#sampler >>> input[type=number]', '1', { index: 1, clear: true });
+//     await page.fill('#sampler >>> input[type=range]', '10');            // value + input/change events
 //     const { width } = await page.setViewport(360, 900);                // the size it got
 //     await page.screenshot({ path: 'shot.png', fullPage: true });         // or { selector } for one element
 //     const errors = await page.errors();                                 // [] when all is well
@@ -24,11 +24,15 @@
 //
 // launch(name, { executablePath }) resolves to a browser with
 //   name        'chromium' | 'firefox' | 'webkit'
-//   label       e.g. 'WebKit 2.50.6 (JavaScriptCore, MiniBrowser over WebDriver)'
+//   label       e.g. 'WebKit 2.50.6 (JavaScriptCore; MiniBrowser over WebDriver, under Xvfb)'
 //   minViewportWidth  the narrowest viewport it can show (0 where there is no limit)
-//   open(url, { width = 1280, height = 900 })  a new page (tab or window) of its own
-//   close()     idempotent; also runs when Node exits, so no Xvfb, driver or browser
-//               process outlives the test run, even after a failed or timed-out test.
+//   open(url, { width = 1280, height = 900 })  a new page (tab or window) of its own,
+//               resolved after the load event
+//   close()     ends every process the engine started. Call it in a finally. If Node ends
+//               without it (an uncaught error, a signal, even SIGKILL), the processes still
+//               go: Playwright and Puppeteer kill their browsers on exit, and each WebKit
+//               process group (Xvfb; WebKitWebDriver with MiniBrowser) is led by a guard
+//               shell that kills the group when its stdin pipe from Node closes.
 // A page has
 //   evaluate(fn, ...args)  runs fn(...args) in the page and resolves to its (awaited) result.
 //       fn is sent as source text: a self-contained function, no closures. Arguments and
@@ -36,7 +40,8 @@
 //       typed arrays turned into plain arrays. A throw in the page rejects with its message.
 //       The page's Content Security Policy does not apply to fn itself (it is the driver's
 //       code), but does apply to what fn does (inserting an inline <style>, say).
-//   waitFor(fn, { args = [], timeout = 30000 })  resolves to fn's first truthy result.
+//   waitFor(fn, { args = [], timeout = 30000 })  calls fn(...args) in the page every 25 ms
+//       and resolves to its first truthy (awaited) result; throws after timeout ms.
 //   click(selector, { text, index })  scrolls to the element and clicks its centre.
 //   press(selector, key, { text, index })  focuses the element and presses a key:
 //       one character or a name: Enter Tab Escape Backspace Delete Home End PageUp PageDown
@@ -47,12 +52,15 @@
 //       script would (for range inputs and other fields that are not typed into).
 //   setViewport(width, height)  resolves to the { width, height } the page really got
 //       (WebKit: MiniBrowser's window has a minimum width, see minViewportWidth).
-//   screenshot({ path, selector, fullPage })  a PNG Buffer, also written to path if given.
+//   screenshot({ path, selector, text, index, fullPage })  a PNG Buffer (of the viewport, the
+//       whole page, or one element scrolled into view), also written to path if given.
 //   errors()  what went wrong in the page so far, as strings: console errors, uncaught
 //       exceptions and rejections, Content-Security-Policy violations, failed loads.
 //   close()
 // An element is the first match of the CSS selector whose text contains `text` (if given),
-// or the index-th such match.
+// or the index-th such match. Each part of a selector is looked for in the document and in
+// every open shadow root; ' >>> ' steps from a match into its subtree and shadow roots
+// ('#sampler >>> button': a button inside the widget whose id is sampler).
 //
 // Engine notes.
 // - Every engine prefers reduced motion (Chromium: emulated; Firefox: a profile pref;
@@ -62,15 +70,21 @@
 //   resolves. Before that, open() can only look for stylesheets and images that did not
 //   load; an exception thrown while the page loads is not seen (check the page's own
 //   ready signal too).
-// - WebKit screenshots show the viewport; fullPage grows the window to the page's height
-//   for the shot, then restores it.
+// - WebKit: MiniBrowser's window cannot be narrower than its toolbar (447 px here), so a
+//   narrower setViewport() gets minViewportWidth; the caller sees it in the result.
+// - WebKit: a screenshot is of the viewport; fullPage grows the window to the page's
+//   height for the shot, then restores it. WebKitWebDriver's element screenshot is cut
+//   from the wrong place, so an element is cut out of a viewport shot instead.
+// - WebKit: navigation can return before a page's module scripts have defined its custom
+//   elements; wait for them (waitFor(() => customElements.get('softmax-bars'))).
+// - WebKit: each page is a window of its own; one idle window stays open for the session.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const ENGINES = ['chromium', 'firefox', 'webkit'];
+const WEBKIT_CONFIG = fileURLToPath(new URL('webkit-config/', import.meta.url));
 
 const PATHS = {
   chromium: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
@@ -398,9 +412,8 @@ const WD_KEYS = {
 const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// Process groups (and scratch folders) still alive; the exit hook ends them.
+// Process groups still alive; the exit hook ends them.
 const liveGroups = new Set();
-const scratchDirs = new Set();
 let hooked = false;
 function killEverything() {
   for (const pgid of liveGroups) {
@@ -409,8 +422,6 @@ function killEverything() {
     } catch {}
   }
   liveGroups.clear();
-  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
-  scratchDirs.clear();
 }
 function hookExit() {
   if (hooked) return;
@@ -425,8 +436,13 @@ function hookExit() {
 }
 
 /** Starts a program as the leader of a new process group, so that ending the group ends its children. */
+// A guard shell leads the group: it runs the program, and when its stdin (a pipe from
+// this process) reaches end of file, because Node ended in any way (even SIGKILL, where no
+// exit hook runs), it kills the whole group.
+const GUARD = 'exec 4<&0; "$@" 4<&- </dev/null & cmd=$!; (read -r _ <&4; kill -KILL 0) & wait "$cmd"';
 function spawnGroup(command, args, options) {
-  const child = spawn(command, args, { ...options, detached: true });
+  const stdio = ['pipe', ...options.stdio.slice(1)];
+  const child = spawn('sh', ['-c', GUARD, 'guard', command, ...args], { ...options, stdio, detached: true });
   liveGroups.add(child.pid);
   child.stderrTail = '';
   child.stderr?.on('data', (b) => (child.stderrTail = (child.stderrTail + b).slice(-2000)));
@@ -494,11 +510,6 @@ function freePort() {
 
 async function launchWebKit(binary) {
   hookExit();
-  const home = mkdtempSync(join(tmpdir(), 'engines-webkit-'));
-  scratchDirs.add(home);
-  // GTK's "no animations" is what WebKitGTK reports as prefers-reduced-motion: reduce.
-  mkdirSync(join(home, 'gtk-3.0'));
-  writeFileSync(join(home, 'gtk-3.0', 'settings.ini'), '[Settings]\ngtk-enable-animations=false\n');
   let xvfb;
   let driver;
   let session;
@@ -506,8 +517,6 @@ async function launchWebKit(binary) {
     if (session) await session.end();
     await endGroup(driver);
     await endGroup(xvfb);
-    rmSync(home, { recursive: true, force: true });
-    scratchDirs.delete(home);
   };
   try {
     let display;
@@ -515,7 +524,8 @@ async function launchWebKit(binary) {
     const port = await freePort();
     driver = spawnGroup('WebKitWebDriver', [`--port=${port}`, '--host=127.0.0.1'], {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, DISPLAY: `:${display}`, XDG_CONFIG_HOME: home, NO_AT_BRIDGE: '1' },
+      // webkit-config/gtk-3.0/settings.ini turns GTK's animations off: prefers-reduced-motion.
+      env: { ...process.env, DISPLAY: `:${display}`, XDG_CONFIG_HOME: WEBKIT_CONFIG, NO_AT_BRIDGE: '1' },
     });
     const base = `http://127.0.0.1:${port}`;
     await until(driver, 'WebKitWebDriver', () => fetch(`${base}/status`).then((r) => (r.ok ? true : null), () => null), 15_000);
@@ -550,6 +560,7 @@ class WebDriverSession {
   constructor(base) {
     this.base = base;
     this.queue = Promise.resolve();
+    this.frame = { width: 0, height: 0 };
   }
 
   async command(method, path, body, timeoutMs = 330_000) {
@@ -596,12 +607,13 @@ class WebDriverSession {
 
   /** Sets the window so that the viewport is width x height, as near as the window allows. */
   async resize(width, height) {
-    let rect = { width, height };
+    // The window is the viewport plus MiniBrowser's toolbar (this.frame, learnt at launch);
+    // a second try corrects what the first got wrong, unless the window is at its minimum width.
+    let rect = { width: width + this.frame.width, height: height + this.frame.height };
     for (let i = 0; i < 3; i++) {
       const got = await this.command('POST', this.s('/window/rect'), rect);
       const [w, h] = await this.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r([innerWidth, innerHeight]))))');
-      if (w === width && h === height) return;
-      if (got.width > rect.width && h === height) return; // the window's minimum width
+      if (h === height && (w === width || got.width > rect.width)) return;
       rect = { width: Math.max(got.width, rect.width) + (width - w), height: rect.height + (height - h) };
     }
   }
@@ -659,8 +671,11 @@ class WebDriverSession {
 
   async browser(cleanup) {
     const session = this;
-    // MiniBrowser's window cannot be narrower than its toolbar.
+    // The toolbar's size; and MiniBrowser's window cannot be narrower than its toolbar.
     const minViewportWidth = await session.inWindow(session.home, async () => {
+      const outer = await session.command('POST', session.s('/window/rect'), { width: 1000, height: 700 });
+      const [w, h] = await session.evaluate('[innerWidth, innerHeight]');
+      session.frame = { width: outer.width - w, height: outer.height - h };
       await session.command('POST', session.s('/window/rect'), { width: 1, height: 600 });
       return session.evaluate('innerWidth');
     });
@@ -670,7 +685,8 @@ class WebDriverSession {
       minViewportWidth,
       async open(url, { width = 1280, height = 900 } = {}) {
         checkViewport('open', width, height);
-        const { handle } = await session.command('POST', session.s('/window/new'), { type: 'window' });
+        // A new window needs a current one: the idle home window serves.
+        const { handle } = await session.inWindow(session.home, () => session.command('POST', session.s('/window/new'), { type: 'window' }));
         const inWindow = (body) => session.inWindow(handle, body);
         const errors = [];
         let closed = false;
