@@ -156,6 +156,11 @@ bool simdBuild() {
 #endif
 }
 
+// A step's JavaScript name, or null for an option that belongs to no step.
+val step_name(smx::Step step) {
+  return step == smx::kNoStep ? val::null() : val(smx::kStepNames[static_cast<int>(step)]);
+}
+
 val list_of_steps(const smx::Step* steps, int n) {
   val a = val::array();
   for (int i = 0; i < n; ++i)
@@ -177,8 +182,7 @@ val samplerOptionTable() {
     o.set("loOpen", r.lo_open);
     o.set("hiOpen", r.hi_open);
     o.set("default", r.default_value);
-    o.set("step",
-          r.step == smx::kNoStep ? val::null() : val(smx::kStepNames[static_cast<int>(r.step)]));
+    o.set("step", step_name(r.step));
     o.set("doc", val(r.doc));
     options.call<void>("push", o);
   }
@@ -187,8 +191,7 @@ val samplerOptionTable() {
     val o = val::object();
     o.set("name", val(r.name));
     o.set("kind", val(r.kind));
-    o.set("step",
-          r.step == smx::kNoStep ? val::null() : val(smx::kStepNames[static_cast<int>(r.step)]));
+    o.set("step", step_name(r.step));
     o.set("doc", val(r.doc));
     lists.call<void>("push", o);
   }

@@ -26,6 +26,16 @@ function checkMasked(fn, masked) {
   return masked;
 }
 
+/** `out`: a Float32Array of `length` elements, in JS memory or the buffer() block; returns where it lies. */
+function checkOut(fn, mem, out, length) {
+  const kind = ArrayBuffer.isView(out) ? typedArrayKind(out) : undefined;
+  if (kind !== 'Float32Array') throw new TypeError(`${fn}: out must be a Float32Array, got ${describe(out)}`);
+  const place = mem.place(fn, 'out', out, kind);
+  const n = lengthOf(out);
+  if (n !== length) throw new RangeError(`${fn}: out has length ${n}, expected ${length}`);
+  return place;
+}
+
 /** { outer, n, inner, dims, ndim } of scores (length) seen through shape (or a tensor's dims) and axis. */
 function layout(fn, length, shape, tensorDims, axis) {
   if (shape !== undefined && tensorDims !== undefined) {
@@ -106,14 +116,7 @@ export class Softmax {
       const l = layout(fn, n, o.shape, input.dims, o.axis);
       const masked = this.#masked[checkMasked(fn, o.masked)];
       const out = o.out;
-      let outPlace;
-      if (out !== undefined) {
-        const kind = ArrayBuffer.isView(out) ? typedArrayKind(out) : undefined;
-        if (kind !== 'Float32Array') throw new TypeError(`${fn}: out must be a Float32Array, got ${describe(out)}`);
-        outPlace = mem.place(fn, 'out', out, kind);
-        const outLength = lengthOf(out);
-        if (outLength !== n) throw new RangeError(`${fn}: out has length ${outLength}, expected ${n}`);
-      }
+      const outPlace = out === undefined ? undefined : checkOut(fn, mem, out, n);
       const dims = l.dims;
       // Where the result goes: into `out` itself when it lies in wasm memory,
       // else over the staged copy of scores. Scores in wasm memory that overlap
@@ -175,10 +178,7 @@ export class Softmax {
       let out;
       if (o.out !== undefined) {
         if (scalar) throw new TypeError(`${fn}: out is only for N-D scores (the result of 1-D scores is a number)`);
-        const kind = ArrayBuffer.isView(o.out) ? typedArrayKind(o.out) : undefined;
-        if (kind !== 'Float32Array') throw new TypeError(`${fn}: out must be a Float32Array, got ${describe(o.out)}`);
-        mem.place(fn, 'out', o.out, kind);
-        if (lengthOf(o.out) !== slices) throw new RangeError(`${fn}: out has length ${lengthOf(o.out)}, expected ${slices}`);
+        checkOut(fn, mem, o.out, slices);
         out = o.out;
       } else if (!scalar) {
         out = new Float32Array(slices);
