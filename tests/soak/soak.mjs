@@ -35,31 +35,18 @@ const m = await create({
     return {};
   },
 });
-// Since the bindings became plain C exports (cpp/bindings/embind.cpp), a
-// sampler is a C handle: count smx_sampler_new and smx_sampler_delete calls.
-// Emscripten 3.1.6 exports start as lazy wrappers that replace themselves with
-// the raw wasm export on their first call (which would overwrite a wrapper set
-// here): one call each first, then wrap what is there.
-m._smx_sampler_delete(m._smx_sampler_new());
+// A sampler is an Embind object whose C++ constructor and destructor keep the
+// module's live count (m.liveSamplers()); creations are counted by wrapping
+// the factory that the JS Sampler calls.
 let constructed = 0;
-let deleted = 0;
-const origNew = m._smx_sampler_new;
-const origDelete = m._smx_sampler_delete;
-if (typeof origNew !== 'function' || typeof origDelete !== 'function') {
-  console.error('soak: the module exports no _smx_sampler_new / _smx_sampler_delete; update the handle count');
-  process.exit(2);
-}
-m._smx_sampler_new = (...args) => {
-  const p = origNew(...args);
-  if (p !== 0) constructed++;
-  return p;
+const create0 = m.Sampler.create;
+m.Sampler.create = () => {
+  const h = create0();
+  if (h !== null) constructed++;
+  return h;
 };
-m._smx_sampler_delete = (p) => {
-  if (p !== 0) deleted++;
-  return origDelete(p);
-};
-const sm = new Softmax(m, simd);
-const live = () => constructed - deleted;
+const sm = new Softmax(m);
+const live = () => m.liveSamplers();
 
 // A seeded PRNG (mulberry32) so that every run is the same run.
 let state = 0x5eed;
@@ -235,7 +222,7 @@ const inherited = typeof m.getInheritedInstanceCount === 'function' ? m.getInher
 
 const checks = [
   [`wasm memory ${mib(heap0)} -> ${mib(heap1)} MiB (growth <= 1 MiB)`, heap1 - heap0 <= 2 ** 20],
-  [`live sampler handles after GC: ${live()} (constructed ${constructed}, deleted ${deleted})`, live() === 0],
+  [`live sampler handles after GC: ${live()} (constructed ${constructed}, deleted ${constructed - live()})`, live() === 0],
   [`emval handles ${emval}, inherited instances ${inherited}`, (emval === 'n/a' || emval === 0) && (inherited === 'n/a' || inherited === 0)],
   [`RSS ${mib(rss0)} -> ${mib(rss1)} MiB (growth <= 64 MiB)`, rss1 - rss0 <= 64 * 2 ** 20],
   [`expected errors ${errors}, unexpected outcomes ${unexpected}`, unexpected === 0 && errors > 0],
