@@ -119,6 +119,16 @@ benchmark::internal::Benchmark* Register(const char* name, k::vlogsoftmax_ukerne
   });
 }
 
+// A threshold scan with nothing above the threshold: every block is read.
+benchmark::internal::Benchmark* Register(const char* name, k::findabove_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    const float m = Max(x);
+    for (auto _ : state) benchmark::DoNotOptimize(fn(x.size(), x.data(), m));
+    Done(state, x.size());
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

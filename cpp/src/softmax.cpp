@@ -4,33 +4,17 @@
 #include <cstring>
 #include <limits>
 
-#include "kernels/exp_rr2_p6.h"
-#include "kernels/kernels.h"
+#include "kernels/dispatch.h"
 
 namespace smx {
 namespace {
 
-namespace k = kernels;
-
-#if SMX_USE_SIMD
-k::rmax_ukernel* const rmax = k::f32_rmax__wasmsimd_u16_acc4;
-k::rminmax_ukernel* const rminmax = k::f32_rminmax__wasmsimd_u16_acc4;
-k::raddstoreexpminusc_ukernel* const raddstoreexpminusc =
-    k::f32_raddstoreexpminusc__wasmsimd_rr2_p5_u8_acc2;
-k::raddstoreexpminusmax_ukernel* const raddstoreexpminusmax =
-    k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2;
-k::vscale_ukernel* const vscale = k::f32_vscale__wasmsimd_u8;
-k::vlogsoftmax_ukernel* const vlogsoftmax = k::f32_vlogsoftmax__wasmsimd_u8;
-#else
-k::rmax_ukernel* const rmax = k::f32_rmax__scalar_u4;
-k::rminmax_ukernel* const rminmax = k::f32_rminmax__scalar_u4;
-k::raddstoreexpminusc_ukernel* const raddstoreexpminusc =
-    k::f32_raddstoreexpminusc__scalar_rr2_p5_u8_acc2;
-k::raddstoreexpminusmax_ukernel* const raddstoreexpminusmax =
-    k::f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2;
-k::vscale_ukernel* const vscale = k::f32_vscale__scalar_u4;
-k::vlogsoftmax_ukernel* const vlogsoftmax = k::f32_vlogsoftmax__scalar_u4;
-#endif
+using dispatch::raddstoreexpminusc;
+using dispatch::raddstoreexpminusmax;
+using dispatch::rmax;
+using dispatch::rminmax;
+using dispatch::vlogsoftmax;
+using dispatch::vscale;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -90,10 +74,10 @@ Status masked_fill(float* y, size_t n, Masked policy, bool log) {
 constexpr size_t kFastPathMin = 256;
 bool fast_softmax(const float* x, size_t n, float min, float max, float* y) {
   if (n < kFastPathMin || !(max >= -1024.0f && max <= 1024.0f)) return false;
-  const float nc = (max * k::kLog2e + k::kMagic) - k::kMagic;  // round(max log2 e)
-  const bool mask = !(min >= max - 80.0f);                     // some lane may fall below 2^-126
+  const float nc = kernels::exp_shift_for(max);
+  const bool mask = !(min >= max - 80.0f);  // some lane may fall below 2^-126
   const double sum = raddstoreexpminusc(n, x, nc, mask, y);
-  const float g = k::exp_shifted<false>(max, k::kMagic + 127.0f - nc);
+  const float g = kernels::exp_minus_shift(max, nc);
   const auto inv = static_cast<float>(1.0 / sum);
   if (sum > static_cast<double>(g) * (1.0 + 0x1p-24)) {
     vscale(n, y, inv, y);
@@ -168,7 +152,7 @@ double log_sum_exp_slice(const float* x, size_t n, const Options& o) {
 Status naive_slice(const float* x, float* y, size_t n, const Options& o) {
   float sum = 0.0f;
   for (size_t i = 0; i < n; ++i) {
-    y[i] = exp_f32(o.temperature == 1.0f ? x[i] : x[i] / o.temperature);
+    y[i] = kernels::exp_f32(o.temperature == 1.0f ? x[i] : x[i] / o.temperature);
     sum += y[i];
   }
   for (size_t i = 0; i < n; ++i) y[i] = y[i] / sum;
@@ -284,7 +268,7 @@ Status softmax_steps(const float* x, size_t n, const Options& o, Steps* st) {
   st->sum = st->raw_sum = 0;
   if (n == 0) return Status::kOk;
   const Status s = stable_steps(x, n, o, st);
-  for (size_t i = 0; i < n; ++i) st->raw_sum += st->raw_exps[i] = exp_f32(st->scaled[i]);
+  for (size_t i = 0; i < n; ++i) st->raw_sum += st->raw_exps[i] = kernels::exp_f32(st->scaled[i]);
   return s;
 }
 

@@ -21,8 +21,15 @@
 //                                    be max(x), finite; t > 0 finite. x == y allowed.
 //   vscale(n, x, s, y)              y[i] = x[i] * s
 //   vlogsoftmax(n, x, m, t, c, y)   y[i] = (x[i] - m) / t - c, with x[i] - m exact
+//   findabove(n, x, t)              -> the least multiple of 16, i, such that x[i, i + 16)
+//                                    holds an entry that is not <= t (above t, or NaN);
+//                                    n - n % 16 when no whole block does. A scan for the
+//                                    few entries above a threshold skips the rest 16 at a
+//                                    time.
 //
-// Pointers need no alignment. t == 1 skips the division.
+// Pointers need no alignment. t == 1 skips the division. kernels.inc lists every
+// variant; dispatch.h picks the core's; the kernel tests and the benchmark run
+// every one.
 #pragma once
 #include <cstddef>
 
@@ -34,9 +41,22 @@ using raddstoreexpminusc_ukernel = double(size_t n, const float* x, float nc, bo
 using raddstoreexpminusmax_ukernel = double(size_t n, const float* x, float max, float t, float* y);
 using vscale_ukernel = void(size_t n, const float* x, float s, float* y);
 using vlogsoftmax_ukernel = void(size_t n, const float* x, float max, float t, float c, float* y);
+using findabove_ukernel = size_t(size_t n, const float* x, float t);
 
 #define SMX_KERNEL(op, name, isa) op##_ukernel name;
 #include "kernels.inc"
 #undef SMX_KERNEL
+
+// Scalar functions of the same polynomials, one definition each (scalar.cpp),
+// for the core, which does not see the kernels' private helpers.
+
+// exp in float32 over every input (overflow to +Infinity, underflow to 0): the
+// polynomial of the kernels with a two-step scale. softmax_naive uses it.
+float exp_f32(float x);
+// The shift of raddstoreexpminusc for a slice whose maximum is max (|max| <=
+// 1024): nc = round(max log2 e).
+float exp_shift_for(float max);
+// raddstoreexpminusc's value for one x: exp(x - nc ln 2), the same bits.
+float exp_minus_shift(float x, float nc);
 
 }  // namespace smx::kernels

@@ -97,4 +97,34 @@ void f32_vlogsoftmax__scalar_u4(size_t n, const float* x, float max, float t, fl
   for (size_t i = 0; i < n; ++i) y[i] = log_softmax_one(x[i], neg_max, t, neg_max_t, c);
 }
 
+size_t f32_findabove__scalar_u16(size_t n, const float* x, float t) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    unsigned flag = 0;  // no early exit inside a block (vectorizable)
+    for (size_t j = 0; j < 16; ++j) flag |= static_cast<unsigned>(!(x[i + j] <= t));
+    if (flag != 0) return i;
+  }
+  return i;
+}
+
+float exp_f32(float x) {
+  if (x != x) return x;
+  if (x > 0x1.62E42Ep+6f) return std::numeric_limits<float>::infinity();  // > ln(FLT_MAX)
+  if (x < -0x1.9FE368p+6f) return 0.0f;                                   // < ln(2^-150)
+  const float n = (x * kLog2e + kMagic) - kMagic;  // round(x / ln 2), in [-150, 128]
+  float r = x - n * kLn2Hi;
+  r = r - n * kLn2Lo;
+  const float p = expm1_poly(r) + 1.0f;
+  // 2^n as two normal factors, so that overflow and gradual underflow round once each.
+  const int ni = static_cast<int>(n);
+  const int n1 = ni / 2, n2 = ni - n1;
+  const float s1 = bits_float(static_cast<uint32_t>(n1 + 127) << 23);
+  const float s2 = bits_float(static_cast<uint32_t>(n2 + 127) << 23);
+  return (p * s1) * s2;
+}
+
+float exp_shift_for(float max) { return (max * kLog2e + kMagic) - kMagic; }
+
+float exp_minus_shift(float x, float nc) { return exp_shifted<false>(x, kMagic + 127.0f - nc); }
+
 }  // namespace smx::kernels

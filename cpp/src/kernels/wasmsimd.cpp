@@ -240,4 +240,17 @@ void f32_vlogsoftmax__wasmsimd_u8(size_t n, const float* x, float max, float t, 
   for (size_t i = 0; i < n; ++i) y[i] = log_softmax_one(x[i], neg_max_s, t, neg_max_t_s, c);
 }
 
+size_t f32_findabove__wasmsimd_u16(size_t n, const float* x, float t) {
+  const v128_t vt = wasm_f32x4_splat(t);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    v128_t le = wasm_f32x4_le(wasm_v128_load(x + i), vt);
+    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + i + 4), vt));
+    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + i + 8), vt));
+    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + i + 12), vt));
+    if (!wasm_i32x4_all_true(le)) return i;
+  }
+  return i;
+}
+
 }  // namespace smx::kernels
