@@ -1,11 +1,10 @@
 #include "select.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
-#if SMX_USE_SIMD
-#include "kernels/simd128.h"
-#endif
+#include "kernels/dispatch.h"
 
 namespace smx {
 namespace sel {
@@ -159,100 +158,47 @@ MassCut radix_mass_cut(size_t n, const float* w, double target, Key key, const D
   return {0, 0, false};
 }
 
-// Whether x[0, 16) holds an entry > t (kNaN: or a NaN; kGe: an entry >= t).
-// The SIMD128 build tests four lanes at a time; both give the same answer.
-template <bool kNaN, bool kGe = false>
-bool block_flag(const float* x, float t) {
-#if SMX_USE_SIMD
-  const v128_t vt = wasm_f32x4_splat(t);
-  if (kGe) {
-    v128_t ge = wasm_f32x4_ge(wasm_v128_load(x), vt);
-    ge = wasm_v128_or(ge, wasm_f32x4_ge(wasm_v128_load(x + 4), vt));
-    ge = wasm_v128_or(ge, wasm_f32x4_ge(wasm_v128_load(x + 8), vt));
-    ge = wasm_v128_or(ge, wasm_f32x4_ge(wasm_v128_load(x + 12), vt));
-    return wasm_v128_any_true(ge);
-  }
-  if (kNaN) {  // !(x <= t): above t, or NaN
-    v128_t le = wasm_f32x4_le(wasm_v128_load(x), vt);
-    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + 4), vt));
-    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + 8), vt));
-    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + 12), vt));
-    return !wasm_i32x4_all_true(le);
-  }
-  v128_t gt = wasm_f32x4_gt(wasm_v128_load(x), vt);
-  gt = wasm_v128_or(gt, wasm_f32x4_gt(wasm_v128_load(x + 4), vt));
-  gt = wasm_v128_or(gt, wasm_f32x4_gt(wasm_v128_load(x + 8), vt));
-  gt = wasm_v128_or(gt, wasm_f32x4_gt(wasm_v128_load(x + 12), vt));
-  return wasm_v128_any_true(gt);
-#else
-  unsigned flag = 0;
-  for (size_t i = 0; i < 16; ++i)
-    flag |= static_cast<unsigned>(kGe ? x[i] >= t : kNaN ? !(x[i] <= t) : x[i] > t);
-  return flag != 0;
-#endif
-}
-
-// Position a comes before b: higher logit first, ties by lower position.
-struct ByLogit {
-  const float* g;
-  bool operator()(uint32_t a, uint32_t b) const { return g[a] > g[b] || (g[a] == g[b] && a < b); }
-};
-
-// a[0, k) = the first k positions as a heap whose root is the k-th. Blocks
-// of 16 whose entries are all <= the current k-th are skipped by one
-// comparison each (vectorizable); ties go to the lower position, already in.
-void heap_first_k(const float* g, size_t m, size_t k, uint32_t* a) {
-  const ByLogit less{g};
-  for (size_t i = 0; i < k; ++i) a[i] = static_cast<uint32_t>(i);
-  for (size_t i = k / 2; i-- > 0;) sift_down(a, i, k, less);
-  float t = g[a[0]];
-  size_t p = k;
-  constexpr size_t kBlock = 16;
-  while (p < m) {
-    if (p + kBlock <= m) {
-      if (!block_flag<false>(g + p, t)) {
-        p += kBlock;
-        continue;
-      }
-    }
-    const size_t end = std::min(p + kBlock, m);
-    for (; p < end; ++p) {
-      if (g[p] > t) {
-        a[0] = static_cast<uint32_t>(p);
-        sift_down(a, 0, k, less);
-        t = g[a[0]];
-      }
-    }
+// Max-heap sift under `less`: the root is the element that comes last.
+template <class Less>
+void sift_down(uint32_t* a, size_t i, size_t len, Less less) {
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= len) return;
+    if (c + 1 < len && less(a[c], a[c + 1])) ++c;
+    if (!less(a[i], a[c])) return;
+    const uint32_t t = a[i];
+    a[i] = a[c];
+    a[c] = t;
+    i = c;
   }
 }
 
-// heap_first_k over scores that may hold NaN: !(v <= t) flags a block that
-// holds an entry above the k-th or a NaN. Returns n, or the first NaN's index.
-size_t heap_first_k_scan(const float* x, size_t n, size_t k, uint32_t* a) {
+// a[0, k) = the first k positions of x[0, n) in the order, as a heap whose root
+// is the k-th: one pass with the k-th so far as a threshold; the findabove
+// kernel skips the blocks of 16 whose entries are all <= it (ties go to the
+// lower position, already in). With kNaN, x may hold NaN (a block holding one
+// is flagged too): returns the index of the first NaN (a undefined), else n.
+// 1 <= k <= n.
+template <bool kNaN>
+size_t heap_first_k(const float* x, size_t n, size_t k, uint32_t* a) {
   for (size_t i = 0; i < k; ++i) {
-    if (x[i] != x[i]) return i;
+    if (kNaN && x[i] != x[i]) return i;
     a[i] = static_cast<uint32_t>(i);
   }
   const ByLogit less{x};
   for (size_t i = k / 2; i-- > 0;) sift_down(a, i, k, less);
   float t = x[a[0]];
   size_t p = k;
-  constexpr size_t kBlock = 16;
   while (p < n) {
-    if (p + kBlock <= n) {
-      if (!block_flag<true>(x + p, t)) {
-        p += kBlock;
-        continue;
-      }
-    }
-    const size_t end = std::min(p + kBlock, n);
+    p += dispatch::findabove(n - p, x + p, t);
+    const size_t end = std::min(p + 16, n);
     for (; p < end; ++p) {
       const float v = x[p];
       if (v > t) {
         a[0] = static_cast<uint32_t>(p);
         sift_down(a, 0, k, less);
         t = x[a[0]];
-      } else if (v != v) {
+      } else if (kNaN && v != v) {
         return p;
       }
     }
@@ -260,10 +206,105 @@ size_t heap_first_k_scan(const float* x, size_t n, size_t k, uint32_t* a) {
   return n;
 }
 
+template <class Less>
+void insertion_sort(uint32_t* a, size_t n, Less less) {
+  for (size_t i = 1; i < n; ++i) {
+    const uint32_t v = a[i];
+    size_t j = i;
+    for (; j > 0 && less(v, a[j - 1]); --j) a[j] = a[j - 1];
+    a[j] = v;
+  }
+}
+
+// Own heapsort: the fallback of the selections past their depth limit.
+template <class Less>
+void heap_sort(uint32_t* a, size_t n, Less less) {
+  for (size_t i = n / 2; i-- > 0;) sift_down(a, i, n, less);
+  for (size_t end = n; end > 1; --end) {
+    std::swap(a[0], a[end - 1]);
+    sift_down(a, 0, end - 1, less);
+  }
+}
+
+// Partitions a[lo, hi) (hi - lo >= 3) around the median of three; returns the
+// pivot's final place p: a[lo, p) precede a[p], a(p, hi) follow it.
+template <class Less>
+size_t partition(uint32_t* a, size_t lo, size_t hi, Less less) {
+  const size_t mid = lo + (hi - lo) / 2;
+  if (less(a[mid], a[lo])) std::swap(a[mid], a[lo]);
+  if (less(a[hi - 1], a[lo])) std::swap(a[hi - 1], a[lo]);
+  if (less(a[hi - 1], a[mid])) std::swap(a[hi - 1], a[mid]);
+  std::swap(a[mid], a[hi - 1]);
+  const uint32_t pivot = a[hi - 1];
+  size_t store = lo;
+  for (size_t i = lo; i + 1 < hi; ++i) {
+    if (less(a[i], pivot)) std::swap(a[i], a[store++]);
+  }
+  std::swap(a[store], a[hi - 1]);
+  return store;
+}
+
+int depth_limit(size_t n) {
+  int d = 16;
+  for (size_t v = n; v > 1; v >>= 1) d += 2;
+  return d;
+}
+
+constexpr size_t kSmallRange = 16;  // at most this many: insertion sort
+
+// Quickselect: afterwards a[0, k) are the first k elements in the order and
+// a[k - 1] is the k-th. 1 <= k <= n.
+template <class Less>
+void select_first(uint32_t* a, size_t n, size_t k, Less less) {
+  size_t lo = 0, hi = n;
+  int depth = depth_limit(n);
+  while (hi - lo > kSmallRange) {
+    if (depth-- == 0) return heap_sort(a + lo, hi - lo, less);
+    const size_t p = partition(a, lo, hi, less);
+    if (p + 1 == k) return;
+    if (p + 1 > k)
+      hi = p;
+    else
+      lo = p + 1;
+  }
+  insertion_sort(a + lo, hi - lo, less);
+}
+
+// See weighted_cut in select.h. Masses are double sums in a fixed order.
+template <class Less>
+MassCut weighted_cut_in(uint32_t* a, size_t n, const float* w, double target, Less less) {
+  size_t lo = 0, hi = n;
+  double before = 0.0;  // mass of a[0, lo)
+  int depth = depth_limit(n);
+  while (hi - lo > kSmallRange) {
+    if (depth-- == 0) {
+      heap_sort(a + lo, hi - lo, less);
+      break;
+    }
+    const size_t p = partition(a, lo, hi, less);
+    double left = 0.0;
+    for (size_t i = lo; i < p; ++i) left += w[a[i]];
+    if (before + left >= target) {
+      hi = p;
+      continue;
+    }
+    before += left;
+    if (before + w[a[p]] >= target) return {a[p], p + 1, true};
+    before += w[a[p]];
+    lo = p + 1;
+  }
+  if (hi - lo <= kSmallRange) insertion_sort(a + lo, hi - lo, less);
+  for (size_t i = lo; i < hi; ++i) {
+    before += w[a[i]];
+    if (before >= target) return {a[i], i + 1, true};
+  }
+  return {a[hi - 1], hi, true};
+}
+
 }  // namespace
 
 size_t first_k_scan(const float* x, size_t n, size_t k, uint32_t* out) {
-  const size_t r = heap_first_k_scan(x, n, k, out);
+  const size_t r = heap_first_k<true>(x, n, k, out);
   if (r == n) std::sort(out, out + k);  // distinct integers: one result
   return r;
 }
@@ -274,7 +315,7 @@ uint32_t kth(const float* g, size_t m, size_t k, uint32_t* scratch) {
 
 void first_k(const float* g, size_t m, size_t k, uint32_t* out, uint32_t* scratch) {
   if (k * 16 <= m && k <= 256) {
-    heap_first_k(g, m, k, out);
+    heap_first_k<false>(g, m, k, out);
     std::sort(out, out + k);  // distinct integers: one result
     return;
   }
@@ -286,6 +327,27 @@ void first_k(const float* g, size_t m, size_t k, uint32_t* out, uint32_t* scratc
     out[j] = static_cast<uint32_t>(p);
     j += kp < kc || (kp == kc && p <= c);
   }
+}
+
+void first_k_sorted(const float* g, size_t m, size_t k, uint32_t* out) {
+  heap_first_k<false>(g, m, k, out);
+  heap_sort(out, k, ByLogit{g});
+}
+
+void sort_first_k(uint32_t* a, size_t n, size_t k, const float* g) {
+  if (k == 0) return;
+  const ByLogit less{g};
+  select_first(a, n, k, less);
+  heap_sort(a, k, less);
+}
+
+MassCut weighted_cut(uint32_t* a, size_t n, const float* w, double target, const float* g) {
+  return weighted_cut_in(a, n, w, target, ByLogit{g});
+}
+
+MassCut weighted_cut_by_key(uint32_t* a, size_t n, const float* w, double target,
+                            const double* key) {
+  return weighted_cut_in(a, n, w, target, ByKey{key});
 }
 
 TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint32_t* s,
@@ -339,13 +401,14 @@ TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint3
   float tf;
   std::memcpy(&tf, &bits, sizeof tf);
   if (tf != tf) tf = -std::numeric_limits<float>::infinity();
+  // g >= tf <=> g > the float below tf (no NaN in g); findabove skips the
+  // blocks without such an entry (none when tf is -Infinity).
+  const float below = std::nextafter(tf, -std::numeric_limits<float>::infinity());
+  const bool skip = tf != -std::numeric_limits<float>::infinity();
   size_t j = 0;
   size_t p = 0;
   while (p < m) {
-    if (p + 16 <= m && !block_flag<false, true>(g + p, tf)) {
-      p += 16;
-      continue;
-    }
+    if (skip) p += dispatch::findabove(m - p, g + p, below);
     const size_t end = std::min(p + 16, m);
     for (; p < end; ++p) {
       s[j] = static_cast<uint32_t>(p);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kernels/dispatch.h"
+#include "math_f64.h"
 
 namespace smx {
 namespace {
