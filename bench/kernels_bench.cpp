@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/kernels.h"
+#include "scores.h"
 
 namespace {
 
@@ -19,22 +20,7 @@ namespace k = smx::kernels;
 
 const int64_t kSizes[] = {1000, 32000, 262144};
 
-// normal(0, 3) scores from a fixed seed (xorshift64* + Box-Muller), as the JS
-// benchmark uses.
-std::vector<float> Scores(size_t n) {
-  std::vector<float> x(n);
-  uint64_t s = 0x9E3779B97F4A7C15ull;
-  auto uniform = [&s] {
-    s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
-    return ((s * 0x2545F4914F6CDD1Dull) >> 11) * 0x1.0p-53;
-  };
-  for (size_t i = 0; i < n; ++i) {
-    const double u1 = 1.0 - uniform(), u2 = uniform();
-    x[i] =
-        static_cast<float>(3.0 * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
-  }
-  return x;
-}
+std::vector<float> Scores(size_t n) { return NormalScores(n, 0x9E3779B97F4A7C15ull); }
 
 float Max(const std::vector<float>& x) {
   float m = x[0];

@@ -26,25 +26,15 @@
 #include <ctime>
 #include <vector>
 
+#include "scores.h"
 #include "smx/sampler.h"
 #include "smx/softmax.h"
 
 namespace {
 
-// normal(0, sd) scores from a fixed seed (xorshift64* + Box-Muller).
+// normal(0, sd) scores, one input per seed.
 std::vector<float> Scores(size_t n, uint64_t seed, double sd = 3.0) {
-  std::vector<float> x(n);
-  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
-  auto uniform = [&s] {
-    s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
-    return ((s * 0x2545F4914F6CDD1Dull) >> 11) * 0x1.0p-53;
-  };
-  for (size_t i = 0; i < n; ++i) {
-    const double u1 = 1.0 - uniform(), u2 = uniform();
-    x[i] =
-        static_cast<float>(sd * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
-  }
-  return x;
+  return NormalScores(n, seed * 0x9E3779B97F4A7C15ull + 1, sd);
 }
 
 using Edit = void (*)(smx::SamplerOptions&);
