@@ -115,6 +115,18 @@ benchmark::internal::Benchmark* Register(const char* name, k::findabove_ukernel*
   });
 }
 
+benchmark::internal::Benchmark* Register(const char* name, k::raddstorescale_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<float> y(x.size());
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(fn(x.size(), x.data(), 0.5f, y.data()));
+      benchmark::ClobberMemory();
+    }
+    Done(state, x.size());
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -10,8 +10,11 @@
 #include <limits>
 
 #include "candidates.h"
+#include "draw.h"
+#include "kernels/dispatch.h"
 #include "select.h"
 #include "smx/softmax.h"
+#include "softmax_parts.h"
 #include "steps/steps.h"
 
 namespace smx {
@@ -40,6 +43,10 @@ template class Buffer<int32_t>;
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
+// The draw over more candidates than kBlockDrawMin reads blocks of kDrawBlock
+// (see finish()).
+constexpr size_t kDrawBlock = 256;
+constexpr size_t kBlockDrawMin = 4096;
 
 }  // namespace
 
@@ -127,7 +134,7 @@ SampleStatus Sampler::reserve(size_t n) {
   if (n <= cap_) return SampleStatus::kOk;
   const bool ok = logits_.reserve(n) && index_.reserve(n) && logit_.reserve(n) &&
                   prob_.reserve(n) && logprob_.reserve(n) && key_.reserve(n) && perm_.reserve(n) &&
-                  cum_.reserve(n);
+                  cum_.reserve(n) && block_.reserve(n / kDrawBlock + 2);
   if (!ok) return SampleStatus::kNoMemory;
   cap_ = n;
   return SampleStatus::kOk;
@@ -173,9 +180,15 @@ SampleStatus Sampler::load(const float* x, size_t n) {
 }
 
 // Runs the steps of the order over the candidates, but the one at `skip`.
-void Sampler::run_steps(int skip) {
+// min_max: the candidates' min and max logit when known.
+void Sampler::run_steps(int skip, const float* min_max) {
   const SamplerOptions& o = opts_;
-  Candidates c{index_.data(), logit_.data(), prob_.data(), size_, t_, total_};
+  Candidates c{cand_index_, cand_logit_, prob_.data(),  size_,
+               t_,          0.0,         index_.data(), logit_.data()};
+  if (min_max != nullptr) {
+    c.range[0] = min_max[0], c.range[1] = min_max[1];
+    c.range_known = true;
+  }
   const steps::Workspace w{perm_.data(), reinterpret_cast<uint32_t*>(cum_.data()),
                            key_.data(),  logprob_.data(),
                            ints_.data(), o.min_keep};
@@ -227,19 +240,41 @@ void Sampler::run_steps(int skip) {
         break;
     }
   }
-  size_ = c.size;
-  t_ = c.t;
-  total_ = c.total;
+  cand_index_ = c.index, cand_logit_ = c.logit, size_ = c.size, t_ = c.t;
+  finish(c);
 }
 
-// The draw's distribution: prob_ over the final candidates, cum_ their
-// cumulative sums in index order.
-void Sampler::finish() {
-  Candidates c{index_.data(), logit_.data(), prob_.data(), size_, t_, total_};
-  c.softmax(false);
-  double sum = 0.0;
-  for (size_t j = 0; j < size_; ++j) cum_[j] = sum += prob_[j];
-  total_ = sum;
+// The draw's distribution: prob_ over the final candidates. Up to
+// kBlockDrawMin of them (or with mirostat, whose update reads total_), also
+// their cumulative sums in index order (cum_) and total (total_): the draw's
+// definition. Beyond, the scaling pass also sums blocks of kDrawBlock
+// (block_[b] = the mass before block b, approximately) for draw().
+void Sampler::finish(Candidates& c) {
+  exact_ = false;
+  const SoftmaxParts parts = softmax_parts(c.logit, c.size, c.t, c.min_max(), prob_.data());
+  if (parts.kind != SoftmaxParts::Kind::kScaled || c.size <= kBlockDrawMin || opts_.mirostat != 0) {
+    if (parts.kind == SoftmaxParts::Kind::kScaled) {
+      dispatch::vscale(c.size, prob_.data(), parts.inv, prob_.data());
+    } else {
+      Options so;
+      so.temperature = c.t;
+      softmax(c.logit, prob_.data(), Layout{1, c.size, 1}, so);
+    }
+    return exact_sums();
+  }
+  float* q = prob_.data();
+  double before = 0.0;
+  size_t b = 0;
+  for (size_t j = 0; j < c.size; j += kDrawBlock, ++b) {
+    block_[b] = before;
+    before += dispatch::raddstorescale(std::min(kDrawBlock, c.size - j), q + j, parts.inv, q + j);
+  }
+  block_[b] = before;
+}
+
+void Sampler::exact_sums() {
+  total_ = cumulative_sums(prob_.data(), size_, cum_.data());
+  exact_ = true;
 }
 
 // The fast path: no bias, no penalties, and the first step past those that are
@@ -286,12 +321,49 @@ bool Sampler::top_k_first(const float* x, size_t n, SampleStatus* status) {
     index_[j] = a[j];
     logit_[j] = x[a[j]];
   }
+  cand_index_ = index_.data(), cand_logit_ = logit_.data();
   size_ = kk;
   t_ = 1.0f;
-  run_steps(first);
-  finish();
+  run_steps(first, nullptr);
   *status = SampleStatus::kOk;
   return true;
+}
+
+// The scores after bias and penalties, checked: *src is x itself when neither
+// applies (no copy), else logits_; min_max receives their min and max.
+SampleStatus Sampler::scores_in(const float* x, size_t n, const float** src, float* min_max) {
+  if (n == 0) return SampleStatus::kEmpty;
+  if (n > 0x7FFFFFFFu) return SampleStatus::kBadOption;
+  const SampleStatus s = reserve(n);
+  if (s != SampleStatus::kOk) return s;
+  dispatch::rminmax(n, x, min_max);
+  if (min_max[1] != min_max[1]) {  // a NaN: the first one
+    for (size_t i = 0;; ++i) {
+      if (x[i] != x[i]) {
+        error_index_ = i;
+        return SampleStatus::kNaNScore;
+      }
+    }
+  }
+  *src = x;
+  if (bias_len_ == 0 && !steps::penalties_active(opts_, history_len_)) return SampleStatus::kOk;
+  float* l = logits_.data();
+  std::memcpy(l, x, n * sizeof(float));
+  if (!steps::apply_logit_bias(l, n, bias_index_.data(), bias_value_.data(), bias_len_,
+                               &error_index_))
+    return SampleStatus::kBadToken;
+  if (steps::penalties_active(opts_, history_len_)) {
+    size_t window = history_len_;
+    if (opts_.penalty_last_n > 0)
+      window = std::min(window, static_cast<size_t>(opts_.penalty_last_n));
+    if (!perm_.reserve(std::max(window, cap_))) return SampleStatus::kNoMemory;
+    if (!steps::apply_penalties(l, n, opts_, {history_.data(), history_len_}, perm_.data(),
+                                &error_index_))
+      return SampleStatus::kBadToken;
+  }
+  *src = l;
+  dispatch::rminmax(n, l, min_max);
+  return SampleStatus::kOk;
 }
 
 SampleStatus Sampler::prepare(const float* x, size_t n) {
@@ -302,54 +374,44 @@ SampleStatus Sampler::prepare(const float* x, size_t n) {
       !ints_.reserve(3 * history_len_ + 1))
     return SampleStatus::kNoMemory;
   SampleStatus s = SampleStatus::kOk;
-  if (!top_k_first(x, n, &s)) {
-    s = load(x, n);
-    if (s != SampleStatus::kOk) return s;
-    // The candidates: every entry that is not -Infinity, ascending.
-    const float* l = logits_.data();
-    size_t masked = 0;
-    for (size_t i = 0; i < n; ++i) masked += l[i] == -kInf;
-    if (masked == 0) {
-      std::memcpy(logit_.data(), l, n * sizeof(float));
-      uint32_t* c = index_.data();
-      for (size_t i = 0; i < n; ++i) c[i] = static_cast<uint32_t>(i);
-      size_ = n;
-    } else {
-      size_ = 0;
-      for (size_t i = 0; i < n; ++i) {
-        if (l[i] != -kInf) {
-          index_[size_] = static_cast<uint32_t>(i);
-          logit_[size_++] = l[i];
-        }
+  if (top_k_first(x, n, &s)) return s != SampleStatus::kOk ? s : step_status_;
+  const float* l = nullptr;
+  float mm[2];
+  s = scores_in(x, n, &l, mm);
+  if (s != SampleStatus::kOk) return s;
+  t_ = 1.0f;
+  if (mm[0] != -kInf) {  // nothing masked: the candidates are the scores themselves
+    cand_index_ = nullptr, cand_logit_ = l, size_ = n;
+    run_steps(-1, mm);
+  } else {  // every entry that is not -Infinity, ascending
+    size_t m = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (l[i] != -kInf) {
+        index_[m] = static_cast<uint32_t>(i);
+        logit_[m++] = l[i];
       }
     }
-    if (size_ == 0) return SampleStatus::kAllMasked;
-    t_ = 1.0f;
-    run_steps(-1);
-    finish();
+    if (m == 0) return SampleStatus::kAllMasked;
+    cand_index_ = index_.data(), cand_logit_ = logit_.data(), size_ = m;
+    run_steps(-1, nullptr);
   }
-  return s != SampleStatus::kOk ? s : step_status_;
+  return step_status_;
 }
 
+// One index from the final distribution (draw.h): from the block sums when
+// they decide, else from the exact cumulative sums.
 int32_t Sampler::draw() {
-  const double target = rng_.next_double() * total_;
-  size_t lo = 0, hi = size_;
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (cum_[mid] > target)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  if (lo == size_) {  // u * total rounded up to total: the last entry with mass
-    lo = size_ - 1;
-    while (lo > 0 && prob_[lo] == 0.0f) --lo;
+  const double u = rng_.next_double();
+  size_t lo = exact_ ? size_ : draw_from_blocks(prob_.data(), size_, block_.data(), kDrawBlock, u);
+  if (lo == size_) {
+    if (!exact_) exact_sums();
+    lo = draw_exact(prob_.data(), cum_.data(), size_, u, total_);
   }
   if (opts_.mirostat != 0) {
     mu_ = steps::mirostat_next_mu(mu_, opts_.mirostat_tau, opts_.mirostat_eta,
                                   static_cast<double>(prob_[lo]) / total_);
   }
-  return static_cast<int32_t>(index_[lo]);
+  return static_cast<int32_t>(cand_index_ != nullptr ? cand_index_[lo] : lo);
 }
 
 SampleStatus Sampler::sample(const float* x, size_t n, int32_t* out) {
@@ -380,8 +442,12 @@ SampleStatus Sampler::probs(const float* x, size_t n, float* out) {
   const SampleStatus s = prepare(x, n);
   xtc_rng_ = xtc_state;
   if (s != SampleStatus::kOk) return s;
-  for (size_t i = 0; i < n; ++i) out[i] = 0.0f;
-  for (size_t j = 0; j < size_; ++j) out[index_[j]] = prob_[j];
+  if (cand_index_ == nullptr) {
+    std::memcpy(out, prob_.data(), n * sizeof(float));
+  } else {
+    for (size_t i = 0; i < n; ++i) out[i] = 0.0f;
+    for (size_t j = 0; j < size_; ++j) out[cand_index_[j]] = prob_[j];
+  }
   return SampleStatus::kOk;
 }
 
@@ -407,8 +473,8 @@ SampleStatus Sampler::logprobs(const float* x, size_t n, size_t k, int32_t* inde
   if (s != SampleStatus::kOk) return s;
   Options so;
   so.temperature = t_;
-  log_softmax(logit_.data(), logprob_.data(), Layout{1, size_, 1}, so);
-  const Candidates c{index_.data(), logit_.data(), prob_.data(), size_, t_, total_};
+  log_softmax(cand_logit_, logprob_.data(), Layout{1, size_, 1}, so);
+  const Candidates c{cand_index_, cand_logit_, prob_.data(), size_, t_, 0.0, nullptr, nullptr};
   for (size_t j = 0; j < k; ++j) {
     const size_t p = c.find(static_cast<uint32_t>(index[j]));
     after[j] = p < size_ ? logprob_[p] : -kInf;

@@ -6,6 +6,7 @@
 
 #include "kernels/dispatch.h"
 #include "math_f64.h"
+#include "softmax_parts.h"
 
 namespace smx {
 namespace {
@@ -311,6 +312,38 @@ Status stable_steps(const float* x, size_t n, const Options& o, Steps* st) {
   return softmax_slice(x, st->probs, n, o, false);
 }
 }  // namespace
+
+float SoftmaxParts::exp_of(float x) const {
+  return fast ? kernels::exp_minus_shift(x, nc, mask) : kernels::exp_minus_max_at(x, max, t);
+}
+
+SoftmaxParts softmax_parts(const float* x, size_t n, float t, const float* min_max, float* y) {
+  SoftmaxParts p;
+  float mm[2];
+  if (min_max != nullptr) {
+    mm[0] = min_max[0], mm[1] = min_max[1];
+  } else {
+    rminmax(n, x, mm);
+  }
+  const float max = mm[1];
+  if (n == 0 || !(t > 0.0f) || classify(max, t) != Case::kNormal) return p;
+  p.max = max;
+  p.t = t;
+  // The choices of softmax_slice and fast_softmax, in the same order.
+  if (t == 1.0f && n >= kFastPathMin && max >= -1024.0f && max <= 1024.0f) {
+    p.fast = true;
+    p.nc = kernels::exp_shift_for(max);
+    p.mask = !(mm[0] >= max - 80.0f);
+    p.sum = raddstoreexpminusc(n, x, p.nc, p.mask, y);
+    const float g = kernels::exp_minus_shift(max, p.nc);
+    if (!(p.sum > static_cast<double>(g) * (1.0 + 0x1p-24))) return p;  // the one-hot rounding
+  } else {
+    p.sum = raddstoreexpminusmax(n, x, max, t, y);
+  }
+  p.inv = static_cast<float>(1.0 / p.sum);
+  p.kind = SoftmaxParts::Kind::kScaled;
+  return p;
+}
 
 float sigmoid(float z) {
   const float x[2] = {z, 0.0f};

@@ -43,6 +43,7 @@ struct Variants {
   std::vector<Variant<k::vscale_ukernel>> vscale;
   std::vector<Variant<k::vlogsoftmax_ukernel>> vlogsoftmax;
   std::vector<Variant<k::findabove_ukernel>> findabove;
+  std::vector<Variant<k::raddstorescale_ukernel>> raddstorescale;
 };
 
 const Variants& all() {
@@ -273,6 +274,32 @@ TEST(Kernels, RminmaxMatchesAndFlagsNaN) {
     V(4, inf, v);
     EXPECT_EQ(v[0], -INFINITY);
     EXPECT_EQ(v[1], INFINITY);
+  }
+}
+
+TEST(Kernels, RaddstorescaleStoresVscaleBitsAndSumsThem) {
+  auto* const S = scalar(all().raddstorescale);
+  for (const auto& v : all().raddstorescale) {
+    for (size_t n : sizes()) {
+      auto x = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 9);
+      for (auto& e : x) e = std::fabs(e);
+      std::vector<float> ys(n + 1), yv(n + 1);
+      const double ss = S(n, x.data() + 1, 0.37f, ys.data() + 1);
+      const double sv = v.fn(n, x.data() + 1, 0.37f, yv.data() + 1);
+      ASSERT_EQ(ss, sv) << v.name << " n=" << n;
+      double exact = 0;
+      for (size_t i = 1; i <= n; ++i) {
+        const float r = static_cast<float>(static_cast<double>(x[i]) * 0.37f);
+        ASSERT_EQ(ref::bits(yv[i]), ref::bits(r)) << v.name << " n=" << n;
+        ASSERT_EQ(ref::bits(ys[i]), ref::bits(r));
+        exact += r;
+      }
+      // Double sums of n nonnegative terms: within n 2^-53 of the exact sum.
+      EXPECT_LE(std::fabs(sv - exact), (2.0 * n + 4) * 0x1p-53 * exact) << v.name << " n=" << n;
+      // In place.
+      std::vector<float> z(x.begin() + 1, x.end());
+      EXPECT_EQ(v.fn(n, z.data(), 0.37f, z.data()), sv);
+    }
   }
 }
 

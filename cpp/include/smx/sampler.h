@@ -175,6 +175,8 @@ struct SamplerOptions {
 // kOk when every option is in range and `order` holds every enabled step once.
 SampleStatus validate(const SamplerOptions& o);
 
+struct Candidates;  // cpp/src/candidates.h
+
 template <typename T>
 class Buffer {  // malloc-backed, so that a failed allocation is a status
  public:
@@ -239,9 +241,11 @@ class Sampler {
   SampleStatus prepare(const float* x, size_t n);
   SampleStatus reserve(size_t n);
   SampleStatus load(const float* x, size_t n);
+  SampleStatus scores_in(const float* x, size_t n, const float** src, float* min_max);
   bool top_k_first(const float* x, size_t n, SampleStatus* status);
-  void run_steps(int skip);
-  void finish();
+  void run_steps(int skip, const float* min_max);
+  void finish(Candidates& c);
+  void exact_sums();
   int32_t draw();
   size_t history_keep() const;
 
@@ -263,13 +267,21 @@ class Sampler {
   size_t n_ = 0;                                  // the vocabulary size of the call
   SampleStatus step_status_ = SampleStatus::kOk;  // set by a step (kAllMasked)
   Buffer<float> logits_;                          // scores after bias and penalties
-  // The candidates (cpp/src/candidates.h): size_ of them, at temperature t_.
-  Buffer<uint32_t> index_;  // vocabulary indices, ascending
-  Buffer<float> logit_;     // their logits
-  Buffer<float> prob_;      // their probabilities
+  // The candidates (cpp/src/candidates.h): size_ of them, at temperature t_,
+  // with their indices (null: the identity) and logits (in index_ and logit_,
+  // or the caller's scores, or logits_).
+  Buffer<uint32_t> index_;
+  Buffer<float> logit_;
+  const uint32_t* cand_index_ = nullptr;
+  const float* cand_logit_ = nullptr;
+  Buffer<float> prob_;  // the final distribution over the candidates
   size_t size_ = 0;
   float t_ = 1.0f;
-  double total_ = 0.0;  // the sum of prob_ in index order
+  // The draw: exact_ (cum_ holds the cumulative sums in index order, total_
+  // their total), or block_ holds approximate prefix sums of blocks of prob_.
+  bool exact_ = false;
+  double total_ = 0.0;
+  Buffer<double> block_;
   // Scratch of the steps (cpp/src/steps/steps.h: Workspace).
   Buffer<float> logprob_;
   Buffer<double> key_;

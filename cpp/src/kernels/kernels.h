@@ -21,6 +21,11 @@
 //                                    be max(x), finite; t > 0 finite. x == y allowed.
 //   vscale(n, x, s, y)              y[i] = x[i] * s
 //   vlogsoftmax(n, x, m, t, c, y)   y[i] = (x[i] - m) / t - c, with x[i] - m exact
+//   raddstorescale(n, x, s, y)      -> y[i] = x[i] * s (as vscale), returns the sum of y
+//                                    in double: two float64 lanes of the even and odd
+//                                    entries of each group of 4 (the low and high pair),
+//                                    (lo0 + lo1) + (hi0 + hi1) + the tail in order.
+//                                    y may be x.
 //   findabove(n, x, t)              -> the least multiple of 16, i, such that x[i, i + 16)
 //                                    holds an entry that is not <= t (above t, or NaN);
 //                                    n - n % 16 when no whole block does. A scan for the
@@ -42,6 +47,7 @@ using raddstoreexpminusmax_ukernel = double(size_t n, const float* x, float max,
 using vscale_ukernel = void(size_t n, const float* x, float s, float* y);
 using vlogsoftmax_ukernel = void(size_t n, const float* x, float max, float t, float c, float* y);
 using findabove_ukernel = size_t(size_t n, const float* x, float t);
+using raddstorescale_ukernel = double(size_t n, const float* x, float s, float* y);
 
 #define SMX_KERNEL(op, name, isa) op##_ukernel name;
 #include "kernels.inc"
@@ -56,7 +62,12 @@ float exp_f32(float x);
 // The shift of raddstoreexpminusc for a slice whose maximum is max (|max| <=
 // 1024): nc = round(max log2 e).
 float exp_shift_for(float max);
-// raddstoreexpminusc's value for one x: exp(x - nc ln 2), the same bits.
-float exp_minus_shift(float x, float nc);
+// raddstoreexpminusc's value for one x: exp(x - nc ln 2), the same bits
+// (mask: as the kernel's mask argument).
+float exp_minus_shift(float x, float nc, bool mask = false);
+// raddstoreexpminusmax's value for one x (max = the slice's max, t > 0).
+float exp_minus_max_at(float x, float max, float t);
+// vlogsoftmax's value for one x.
+float log_softmax_at(float x, float max, float t, float c);
 
 }  // namespace smx::kernels

@@ -125,6 +125,32 @@ float exp_f32(float x) {
 
 float exp_shift_for(float max) { return (max * kLog2e + kMagic) - kMagic; }
 
-float exp_minus_shift(float x, float nc) { return exp_shifted<false>(x, kMagic + 127.0f - nc); }
+float exp_minus_shift(float x, float nc, bool mask) {
+  const float bias = kMagic + 127.0f - nc;
+  return mask ? exp_shifted<true>(x, bias) : exp_shifted<false>(x, bias);
+}
+
+float exp_minus_max_at(float x, float max, float t) {
+  const float neg_max = -max, neg_max_t = neg_max / t;
+  return t == 1.0f ? exp_minus_max<false>(x, neg_max, t, neg_max_t)
+                   : exp_minus_max<true>(x, neg_max, t, neg_max_t);
+}
+
+float log_softmax_at(float x, float max, float t, float c) {
+  const float neg_max = -max, neg_max_t = neg_max / t;
+  return log_softmax_one(x, neg_max, t, neg_max_t, c);
+}
+
+double f32_raddstorescale__scalar_u4(size_t n, const float* x, float s, float* y) {
+  double lo[2] = {0, 0}, hi[2] = {0, 0};
+  for (; n >= 4; n -= 4, x += 4, y += 4) {
+    float a[4];
+    for (size_t l = 0; l < 4; ++l) y[l] = a[l] = x[l] * s;
+    lo[0] += a[0], lo[1] += a[1], hi[0] += a[2], hi[1] += a[3];
+  }
+  double tail = 0;
+  for (size_t i = 0; i < n; ++i) tail += y[i] = x[i] * s;
+  return (lo[0] + lo[1]) + (hi[0] + hi[1]) + tail;
+}
 
 }  // namespace smx::kernels

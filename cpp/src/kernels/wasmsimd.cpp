@@ -240,6 +240,21 @@ void f32_vlogsoftmax__wasmsimd_u8(size_t n, const float* x, float max, float t, 
   for (size_t i = 0; i < n; ++i) y[i] = log_softmax_one(x[i], neg_max_s, t, neg_max_t_s, c);
 }
 
+double f32_raddstorescale__wasmsimd_u4(size_t n, const float* x, float s, float* y) {
+  const v128_t vs = wasm_f32x4_splat(s);
+  v128_t lo = wasm_f64x2_splat(0.0), hi = lo;
+  for (; n >= 4; n -= 4, x += 4, y += 4) {
+    const v128_t a = wasm_f32x4_mul(wasm_v128_load(x), vs);
+    wasm_v128_store(y, a);
+    lo = wasm_f64x2_add(lo, wasm_f64x2_promote_low_f32x4(a));
+    hi = wasm_f64x2_add(hi, wasm_f64x2_promote_low_f32x4(high_half(a)));
+  }
+  double tail = 0;
+  for (size_t i = 0; i < n; ++i) tail += y[i] = x[i] * s;
+  return (wasm_f64x2_extract_lane(lo, 0) + wasm_f64x2_extract_lane(lo, 1)) +
+         (wasm_f64x2_extract_lane(hi, 0) + wasm_f64x2_extract_lane(hi, 1)) + tail;
+}
+
 size_t f32_findabove__wasmsimd_u16(size_t n, const float* x, float t) {
   const v128_t vt = wasm_f32x4_splat(t);
   size_t i = 0;

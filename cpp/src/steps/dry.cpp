@@ -69,6 +69,7 @@ void dry(Candidates& c, const Workspace& w, const SamplerOptions& o, History his
     if (p < c.size) best[p] = std::max(best[p], static_cast<double>(rep[i]));
   }
   const float lowest = std::numeric_limits<float>::lowest();
+  float* g = nullptr;  // the logits, made writable at the first penalty
   for (size_t i = 0; i < pairs; ++i) {
     const size_t p = c.find(tok[i]);
     if (p == c.size || best[p] < 0.0) continue;
@@ -82,8 +83,9 @@ void dry(Candidates& c, const Workspace& w, const SamplerOptions& o, History his
         static_cast<double>(o.dry_multiplier) *
         pow_int(static_cast<double>(o.dry_base), static_cast<int>(std::min<size_t>(e, 1u << 30))));
     // At the temperature applied so far: the scaled logit drops by penalty.
-    const float lowered = c.logit[p] - penalty * c.t;
-    c.logit[p] = lowered < lowest ? lowest : lowered;
+    if (g == nullptr) g = c.writable_logit(), c.range_known = false;
+    const float lowered = g[p] - penalty * c.t;
+    g[p] = lowered < lowest ? lowest : lowered;
   }
 }
 

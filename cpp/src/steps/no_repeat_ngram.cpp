@@ -23,8 +23,8 @@ bool no_repeat_ngram(Candidates& c, const Workspace& w, size_t s, History hist) 
   // Both lists ascend: one merge pass per copy of `allowed` (called in
   // ascending order of p, as retain_if does).
   const auto allowed = [&c, banned, b, k = size_t{0}](size_t p) mutable {
-    while (k < b && banned[k] < c.index[p]) ++k;
-    return !(k < b && banned[k] == c.index[p]);
+    while (k < b && banned[k] < c.at(p)) ++k;
+    return !(k < b && banned[k] == c.at(p));
   };
   auto count = allowed;
   size_t kept = 0;

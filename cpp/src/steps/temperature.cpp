@@ -10,9 +10,12 @@
 namespace smx::steps {
 
 void temperature(Candidates& c, float t) {
-  if (t == 0.0f) return c.keep_only(argmax(c.logit, c.size));
+  if (t == 0.0f) return c.keep_only(c.first_max());
   if (t == std::numeric_limits<float>::infinity()) {
-    for (size_t j = 0; j < c.size; ++j) c.logit[j] = 0.0f;
+    float* g = c.writable_logit();
+    for (size_t j = 0; j < c.size; ++j) g[j] = 0.0f;
+    c.range[0] = c.range[1] = 0.0f;
+    c.range_known = true;
     c.t = 1.0f;
     return;
   }
@@ -26,7 +29,7 @@ void dynamic_temperature(Candidates& c, const Workspace& w, float t, double rang
   const double hi = static_cast<double>(t) + range;
   const double norm = c.entropy(w.logprob) / log_f64(static_cast<double>(c.size));
   const auto dyn = static_cast<float>(lo + (hi - lo) * pow_f64(norm, exponent));
-  if (!(dyn > 0.0f)) return c.keep_only(argmax(c.logit, c.size));  // as llama.cpp's temp <= 0
+  if (!(dyn > 0.0f)) return c.keep_only(c.first_max());  // as llama.cpp's temp <= 0
   c.t = dyn;
 }
 
