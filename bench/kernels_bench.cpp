@@ -127,6 +127,18 @@ benchmark::internal::Benchmark* Register(const char* name, k::raddstorescale_uke
   });
 }
 
+benchmark::internal::Benchmark* Register(const char* name, k::rsumsqdiff_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    double out[2];
+    for (auto _ : state) {
+      fn(x.size(), x.data(), 0.5, out);
+      benchmark::DoNotOptimize(out);
+    }
+    Done(state, x.size());
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -61,6 +61,10 @@ size_t first_k_scan(const float* x, size_t n, size_t k, uint32_t* out);
 // threshold scan with a heap; meant for k << m). 1 <= k <= m.
 void first_k_sorted(const float* g, size_t m, size_t k, uint32_t* out);
 
+// The positions p of g[0, m) with g[p] >= t, ascending, into out; returns how
+// many (the findabove kernel skips blocks without one). g holds no NaN.
+size_t at_least(const float* g, size_t m, float t, uint32_t* out);
+
 // The k-th (1-based) position of g[0, m) in the order. 1 <= k <= m; scratch
 // has room for m entries.
 uint32_t kth(const float* g, size_t m, size_t k, uint32_t* scratch);

@@ -1,5 +1,6 @@
 #include "smx/softmax.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -315,6 +316,27 @@ Status stable_steps(const float* x, size_t n, const Options& o, Steps* st) {
 
 float SoftmaxParts::exp_of(float x) const {
   return fast ? kernels::exp_minus_shift(x, nc, mask) : kernels::exp_minus_max_at(x, max, t);
+}
+
+bool SoftmaxParts::logit_band(double theta, float* lo, float* hi) const {
+  if (kind != Kind::kScaled || !(theta > 0.0) || !(theta <= 1.0)) return false;
+  // q = float(e * inv) with e = exp(z) (1 + d), z = (x - s) / t: q >= theta
+  // about where z = L = log(theta sum). |d| <= (|z| + 4) 2^-24 (exp's 2.5 ulp
+  // and z's rounding); inv and the product add 2^-24 each: eps covers them
+  // with room. Beyond L +- 2 eps every rounding agrees.
+  const double l = log_f64(theta) + log_f64(sum);
+  if (!(l > -80.0) || !(l < 80.0)) return false;
+  const double eps = (l < 0.0 ? -l : l) * 0x1p-23 + 0x1p-19;
+  const double s = fast ? static_cast<double>(nc) * 0x1.62E42FEFA39EFp-1 : static_cast<double>(max);
+  const double x_lo = s + static_cast<double>(t) * (l - 2.0 * eps);
+  const double x_hi = s + static_cast<double>(t) * (l + 2.0 * eps);
+  // Floats outward: lo <= x_lo, hi >= x_hi.
+  float a = static_cast<float>(x_lo), b = static_cast<float>(x_hi);
+  if (static_cast<double>(a) > x_lo) a = std::nextafter(a, -kInf);
+  if (static_cast<double>(b) < x_hi) b = std::nextafter(b, kInf);
+  if (!(a - a == 0.0f) || !(b - b == 0.0f)) return false;
+  *lo = a, *hi = b;
+  return true;
 }
 
 SoftmaxParts softmax_parts(const float* x, size_t n, float t, const float* min_max, float* y) {

@@ -22,6 +22,13 @@ struct SoftmaxParts {
   // The exponential the kernel computes for x (x from the slice).
   float exp_of(float x) const;
   float prob_of(float x) const { return exp_of(x) * inv; }
+
+  // Logits lo <= hi such that prob_of(x) >= theta for every x >= hi and
+  // prob_of(x) < theta for every x < lo (kScaled only): the entries in [lo, hi)
+  // need prob_of. From exp's error bound (2.5 ulp) and the rounding of (x - max)
+  // / t, of the scale and of the product. false when theta is too small (or not
+  // a number) to bound this way: near the subnormal range or the masked lanes.
+  bool logit_band(double theta, float* lo, float* hi) const;
 };
 
 // The parts of softmax(x[0, n)) at temperature t > 0 (n >= 1). min_max: x's

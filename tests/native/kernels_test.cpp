@@ -44,6 +44,7 @@ struct Variants {
   std::vector<Variant<k::vlogsoftmax_ukernel>> vlogsoftmax;
   std::vector<Variant<k::findabove_ukernel>> findabove;
   std::vector<Variant<k::raddstorescale_ukernel>> raddstorescale;
+  std::vector<Variant<k::rsumsqdiff_ukernel>> rsumsqdiff;
 };
 
 const Variants& all() {
@@ -299,6 +300,35 @@ TEST(Kernels, RaddstorescaleStoresVscaleBitsAndSumsThem) {
       // In place.
       std::vector<float> z(x.begin() + 1, x.end());
       EXPECT_EQ(v.fn(n, z.data(), 0.37f, z.data()), sv);
+    }
+  }
+}
+
+TEST(Kernels, RsumsqdiffSumsDeviationsAndSquaresInDouble) {
+  auto* const S = scalar(all().rsumsqdiff);
+  for (const auto& v : all().rsumsqdiff) {
+    for (size_t n : sizes()) {
+      for (double offset : {0.0, 1000.0}) {
+        auto x = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 3);
+        for (auto& e : x) e = static_cast<float>(e + offset);
+        const double c = x[1] + 0.25;
+        double s[2], r[2];
+        S(n, x.data() + 1, c, s);
+        v.fn(n, x.data() + 1, c, r);
+        ASSERT_EQ(s[0], r[0]) << v.name << " n=" << n;
+        ASSERT_EQ(s[1], r[1]) << v.name << " n=" << n;
+        long double e1 = 0, e2 = 0, a1 = 0;
+        for (size_t i = 1; i <= n; ++i) {
+          const long double d = static_cast<long double>(x[i]) - c;
+          e1 += d, e2 += d * d, a1 += std::fabs(static_cast<double>(d));
+        }
+        EXPECT_LE(std::fabs(static_cast<double>(r[0] - e1)),
+                  (n + 4) * 0x1p-52 * static_cast<double>(a1))
+            << v.name << " n=" << n;
+        EXPECT_LE(std::fabs(static_cast<double>(r[1] - e2)),
+                  (n + 4) * 0x1p-52 * static_cast<double>(e2))
+            << v.name << " n=" << n;
+      }
     }
   }
 }

@@ -26,6 +26,10 @@
 //                                    entries of each group of 4 (the low and high pair),
 //                                    (lo0 + lo1) + (hi0 + hi1) + the tail in order.
 //                                    y may be x.
+//   rsumsqdiff(n, x, c, out)        out[0] = sum of d, out[1] = sum of d^2 with d = x[i] - c
+//                                    in double (x[i] promoted, c a double): two float64
+//                                    lanes each for the low and high pair of each group of
+//                                    4, (lo0 + lo1) + (hi0 + hi1) + the tail in order.
 //   findabove(n, x, t)              -> the least multiple of 16, i, such that x[i, i + 16)
 //                                    holds an entry that is not <= t (above t, or NaN);
 //                                    n - n % 16 when no whole block does. A scan for the
@@ -48,6 +52,7 @@ using vscale_ukernel = void(size_t n, const float* x, float s, float* y);
 using vlogsoftmax_ukernel = void(size_t n, const float* x, float max, float t, float c, float* y);
 using findabove_ukernel = size_t(size_t n, const float* x, float t);
 using raddstorescale_ukernel = double(size_t n, const float* x, float s, float* y);
+using rsumsqdiff_ukernel = void(size_t n, const float* x, double c, double* out);
 
 #define SMX_KERNEL(op, name, isa) op##_ukernel name;
 #include "kernels.inc"

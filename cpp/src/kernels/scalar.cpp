@@ -107,6 +107,25 @@ size_t f32_findabove__scalar_u16(size_t n, const float* x, float t) {
   return i;
 }
 
+void f64_rsumsqdiff__scalar_u4(size_t n, const float* x, double c, double* out) {
+  double s[4] = {0, 0, 0, 0}, q[4] = {0, 0, 0, 0};
+  for (; n >= 4; n -= 4, x += 4) {
+    for (size_t l = 0; l < 4; ++l) {
+      const double d = static_cast<double>(x[l]) - c;
+      s[l] += d;
+      q[l] += d * d;
+    }
+  }
+  double ts = 0, tq = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - c;
+    ts += d;
+    tq += d * d;
+  }
+  out[0] = (s[0] + s[1]) + (s[2] + s[3]) + ts;
+  out[1] = (q[0] + q[1]) + (q[2] + q[3]) + tq;
+}
+
 float exp_f32(float x) {
   if (x != x) return x;
   if (x > 0x1.62E42Ep+6f) return std::numeric_limits<float>::infinity();  // > ln(FLT_MAX)

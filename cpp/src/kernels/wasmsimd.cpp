@@ -255,6 +255,29 @@ double f32_raddstorescale__wasmsimd_u4(size_t n, const float* x, float s, float*
          (wasm_f64x2_extract_lane(hi, 0) + wasm_f64x2_extract_lane(hi, 1)) + tail;
 }
 
+void f64_rsumsqdiff__wasmsimd_u4(size_t n, const float* x, double c, double* out) {
+  const v128_t vc = wasm_f64x2_splat(c);
+  v128_t slo = wasm_f64x2_splat(0.0), shi = slo, qlo = slo, qhi = slo;
+  for (; n >= 4; n -= 4, x += 4) {
+    const v128_t v = wasm_v128_load(x);
+    const v128_t dlo = wasm_f64x2_sub(wasm_f64x2_promote_low_f32x4(v), vc);
+    const v128_t dhi = wasm_f64x2_sub(wasm_f64x2_promote_low_f32x4(high_half(v)), vc);
+    slo = wasm_f64x2_add(slo, dlo), shi = wasm_f64x2_add(shi, dhi);
+    qlo = wasm_f64x2_add(qlo, wasm_f64x2_mul(dlo, dlo));
+    qhi = wasm_f64x2_add(qhi, wasm_f64x2_mul(dhi, dhi));
+  }
+  double ts = 0, tq = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - c;
+    ts += d;
+    tq += d * d;
+  }
+  out[0] = (wasm_f64x2_extract_lane(slo, 0) + wasm_f64x2_extract_lane(slo, 1)) +
+           (wasm_f64x2_extract_lane(shi, 0) + wasm_f64x2_extract_lane(shi, 1)) + ts;
+  out[1] = (wasm_f64x2_extract_lane(qlo, 0) + wasm_f64x2_extract_lane(qlo, 1)) +
+           (wasm_f64x2_extract_lane(qhi, 0) + wasm_f64x2_extract_lane(qhi, 1)) + tq;
+}
+
 size_t f32_findabove__wasmsimd_u16(size_t n, const float* x, float t) {
   const v128_t vt = wasm_f32x4_splat(t);
   size_t i = 0;

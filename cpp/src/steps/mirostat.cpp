@@ -16,13 +16,10 @@ constexpr double kLn2 = 0x1.62E42FEFA39EFp-1;
 
 void mirostat(Candidates& c, const Workspace& w, int version, double mu, size_t vocab) {
   if (version == 0 || c.size <= 1) return;
+  // v2: keep -log2 p <= mu, i.e. p >= 2^-mu.
+  if (version == 2) return keep_prob_at_least(c, w, exp_f64(-mu * kLn2));
   c.softmax();
   const float* q = c.prob;
-  if (version == 2) {  // keep -log2 p <= mu, i.e. p >= 2^-mu
-    const double threshold = exp_f64(-mu * kLn2);
-    return keep_at_least_min(
-        c, w, [q, threshold](size_t p) { return !(static_cast<double>(q[p]) < threshold); });
-  }
   // v1: the m most likely in the order (insertion into a sorted array of m).
   uint32_t top[kMirostatM];
   const size_t mm = std::min<size_t>(kMirostatM, c.size);

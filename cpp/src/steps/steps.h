@@ -73,6 +73,13 @@ void keep_at_least_min(Candidates& c, const Workspace& w, Keep keep) {
   c.retain_if(keep);
 }
 
+// The candidates whose probability (softmax's output at the temperature so
+// far) is >= theta, at least min_keep: decided by their logits where the
+// rounding of every probability on either side is known (softmax_parts.h),
+// by the probability itself near the threshold; all positions when the
+// logits cannot decide (theta near the subnormal range).
+void keep_prob_at_least(Candidates& c, const Workspace& w, double theta);
+
 // xtc.cpp: llama.cpp XTC, its coin drawn from `coin`.
 void xtc(Candidates& c, const Workspace& w, Pcg32& coin, double probability, double threshold);
 
