@@ -119,9 +119,9 @@ MassCut radix_mass_cut(size_t n, const float* w, double target, Key key, const D
       sort_small(from, n, key, s);
       for (size_t i = 0; i < n; ++i) {
         before += w[s[i].pos];
-        if (before >= target) return {s[i].pos, rank + i + 1, true};
+        if (before >= target) return {s[i].pos, rank + i + 1, true, before};
       }
-      return {0, 0, false};
+      return {0, 0, false, 0.0};
     }
     std::fill(cnt, cnt + kBuckets, 0u);
     std::fill(mass, mass + kBuckets, 0.0);
@@ -147,15 +147,15 @@ MassCut radix_mass_cut(size_t n, const float* w, double target, Key key, const D
       before += mass[b];
       rank += cnt[b];
     }
-    if (b > mask) return {0, 0, false};
+    if (b > mask) return {0, 0, false, 0.0};
     n = gather(a, n, from, key, d, level, b);
     from = a;
   }
   for (size_t i = 0; i < n; ++i) {  // equal keys: ascending positions
     before += w[a[i]];
-    if (before >= target) return {a[i], rank + i + 1, true};
+    if (before >= target) return {a[i], rank + i + 1, true, before};
   }
-  return {0, 0, false};
+  return {0, 0, false, 0.0};
 }
 
 // Max-heap sift under `less`: the root is the element that comes last.
@@ -289,16 +289,16 @@ MassCut weighted_cut_in(uint32_t* a, size_t n, const float* w, double target, Le
       continue;
     }
     before += left;
-    if (before + w[a[p]] >= target) return {a[p], p + 1, true};
+    if (before + w[a[p]] >= target) return {a[p], p + 1, true, 0.0};
     before += w[a[p]];
     lo = p + 1;
   }
   if (hi - lo <= kSmallRange) insertion_sort(a + lo, hi - lo, less);
   for (size_t i = lo; i < hi; ++i) {
     before += w[a[i]];
-    if (before >= target) return {a[i], i + 1, true};
+    if (before >= target) return {a[i], i + 1, true, 0.0};
   }
-  return {a[hi - 1], hi, true};
+  return {a[hi - 1], hi, true, 0.0};
 }
 
 }  // namespace
@@ -380,7 +380,7 @@ TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint3
     std::fill(cnt4[c], cnt4[c] + kBuckets, 0u);
     std::fill(mass4[c], mass4[c] + kBuckets, 0.0);
   }
-  TopPCut r{{0, 0, false}, 0.0, 0};
+  TopPCut r{{0, 0, false, 0.0}, 0.0, 0};
   double total = 0.0;
   size_t i = 0;
   for (; i + kCopies <= m; i += kCopies) {
@@ -443,6 +443,14 @@ TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint3
 
 MassCut mass_cut(const float* g, const float* w, size_t m, double target, uint32_t* scratch) {
   return radix_mass_cut(m, w, target, KeyOfLogit{g}, kDigits32, scratch);
+}
+
+MassCut mass_cut_among(const float* g, const float* w, const uint32_t* among, size_t count,
+                       double target, uint32_t* scratch) {
+  if (count == 0) return {0, 0, false, 0.0};
+  // radix_mass_cut refines in place: from == a.
+  std::memcpy(scratch, among, count * sizeof(uint32_t));
+  return radix_mass_cut(count, w, target, KeyOfLogit{g}, kDigits32, scratch, scratch);
 }
 
 MassCut mass_cut_by_key(const double* key, const float* w, size_t m, double target,

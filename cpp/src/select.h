@@ -77,6 +77,7 @@ struct MassCut {
   uint32_t pos;  // the first element c in the order whose prefix mass reaches target
   size_t rank;   // 1 + the number of elements before c in the order
   bool found;    // false: the whole mass stays below target (pos, rank undefined)
+  double mass;   // the prefix mass up to and including c, as summed (radix cuts only)
 };
 
 // With mass(c) = sum of w over the elements of the order up to and including
@@ -101,6 +102,12 @@ struct TopPCut {
 };
 TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint32_t* s,
                   uint32_t* scratch);
+
+// mass_cut over the positions among[0, count) (ascending) only: the same
+// answer as over every position when the order's prefix up to the cut lies
+// among them (with target a prefix mass the caller knows).
+MassCut mass_cut_among(const float* g, const float* w, const uint32_t* among, size_t count,
+                       double target, uint32_t* scratch);
 
 // The same as mass_cut for the order by key; keys are >= 0 doubles or
 // +Infinity.

@@ -1,7 +1,11 @@
 // Top-p (nucleus): the shortest prefix of the order whose mass reaches p, the
 // entry that crosses p included (HF TopPLogitsWarper, llama.cpp top-p).
+#include <limits>
+
+#include "kernels/dispatch.h"
 #include "select.h"
 #include "smx/sampler.h"
+#include "softmax_parts.h"
 #include "steps/steps.h"
 
 namespace smx::steps {
@@ -17,10 +21,46 @@ void keep_through(Candidates& c, size_t cut, const uint32_t* among = nullptr, si
               count);
 }
 
+// The cut from bounded sums, over the candidates that can hold it. The
+// definition's total is a sequential double sum; a lane sum of the same
+// probabilities (fused into the scaling pass) is within (m + 8) 2^-53 of the
+// exact sum, and so is the definition's: the target lies in [t_lo, t_hi]. The
+// candidates below a logit whose probabilities cannot add up to total - t_hi
+// cannot hold the cut; among the others the radix cut's masses are exact (as
+// the definition's, see top_p), so a cut c for t_hi whose mass before it stays
+// below t_lo is the cut for every target in between. false (nothing changed
+// but prob) where that does not hold: the definition's code decides.
+bool top_p_bounded(Candidates& c, const Workspace& w, double p) {
+  const double factor = p - kMassSlack;
+  if (!(factor > 0x1p-960)) return false;
+  const SoftmaxParts parts = softmax_parts(c.logit, c.size, c.t, c.min_max(), c.prob);
+  if (parts.kind != SoftmaxParts::Kind::kScaled) return false;
+  const double total = dispatch::raddstorescale(c.size, c.prob, parts.inv, c.prob);
+  const double m = static_cast<double>(c.size);
+  const double delta = (m + 8.0) * 0x1p-52 * total;
+  const double t_lo = factor * (total - delta) * (1.0 - 0x1p-52);
+  const double t_hi = factor * (total + delta) * (1.0 + 0x1p-52);
+  const double theta = (total - t_hi) * (1.0 - 0x1p-20) / m;
+  float lo = -std::numeric_limits<float>::infinity(), hi;
+  if (!(theta > 0.0) || !parts.logit_band(theta, &lo, &hi))
+    lo = -std::numeric_limits<float>::infinity();
+  const size_t count = sel::at_least(c.logit, c.size, lo, w.perm);
+  const sel::MassCut cut = sel::mass_cut_among(c.logit, c.prob, w.perm, count, t_hi, w.spare);
+  if (!cut.found || !(c.prob[cut.pos] >= 0x1p-27f) || !(cut.mass - c.prob[cut.pos] < t_lo))
+    return false;
+  if (cut.rank < w.min_keep) {
+    top_k(c, w, w.min_keep);
+  } else {
+    keep_through(c, cut.pos, w.perm, count);
+  }
+  return true;
+}
+
 }  // namespace
 
 void top_p(Candidates& c, const Workspace& w, double p) {
   if (p >= 1.0 || c.size <= 1) return;
+  if (c.size > 1024 && top_p_bounded(c, w, p)) return;
   uint32_t* a = w.perm;
   // O(m) radix cut by mass. Its double sums run in another order than the
   // sorted cumulative sum below, but they are exact (so equal) when every
