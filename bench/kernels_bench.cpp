@@ -139,6 +139,26 @@ benchmark::internal::Benchmark* Register(const char* name, k::rsumsqdiff_ukernel
   });
 }
 
+// Positions at or above the 95th percentile of normal(0, 3) (about 5%).
+benchmark::internal::Benchmark* Register(const char* name, k::indexge_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<uint32_t> out(x.size());
+    for (auto _ : state) benchmark::DoNotOptimize(fn(x.size(), x.data(), 4.935f, out.data()));
+    Done(state, x.size());
+  });
+}
+
+benchmark::internal::Benchmark* Register(const char* name, k::rentropy_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<float> q(x.size(), 1.0f / static_cast<float>(x.size()));
+    const float m = Max(x);
+    for (auto _ : state) benchmark::DoNotOptimize(fn(x.size(), x.data(), q.data(), m, 1.0f, 10.0f));
+    Done(state, x.size());
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

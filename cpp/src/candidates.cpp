@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "kernels/dispatch.h"
+#include "math_f64.h"
 #include "smx/softmax.h"
 #include "softmax_parts.h"
 
@@ -62,6 +63,21 @@ double Candidates::entropy(float* logprob) {
     if (prob[p] > 0.0f) h -= static_cast<double>(prob[p]) * static_cast<double>(logprob[p]);
   }
   return h;
+}
+
+Candidates::Entropy Candidates::entropy_bounded() {
+  const SoftmaxParts parts = softmax_parts(logit, size, t, min_max(), prob);
+  if (parts.kind != SoftmaxParts::Kind::kScaled) return {0.0, 0.0, false};
+  dispatch::raddstorescale(size, prob, parts.inv, prob);
+  // log_softmax's sum: the rr2_p6 kernel's (the same as softmax's off its fast path).
+  const double sum =
+      parts.fast ? dispatch::raddstoreexpminusmax(size, logit, parts.max, t, nullptr) : parts.sum;
+  const auto c = static_cast<float>(log_f64(sum));
+  const double s = dispatch::rentropy(size, logit, prob, parts.max, t, c);
+  // Every term q log q <= 0: sums of m of them, here and in entropy(), are
+  // within (m + 8) 2^-53 of the exact sum of their magnitudes.
+  const double bound = (static_cast<double>(size) + 16.0) * 0x1p-51 * (s < 0.0 ? -s : s) + 1e-300;
+  return {-s, bound, true};
 }
 
 size_t Candidates::find(uint32_t i) const {

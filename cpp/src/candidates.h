@@ -66,6 +66,16 @@ struct Candidates {
   // returns the entropy H = -sum p log p over the entries with p > 0.
   double entropy(float* logprob);
 
+  // The entropy at temperature t from lane sums (the rentropy kernel): h
+  // within `bound` of entropy()'s, whose sums are sequential. Also prob (as
+  // softmax() gives it; total is left as it is). ok false where softmax()
+  // treats the candidates otherwise (softmax_parts.h): then use entropy().
+  struct Entropy {
+    double h, bound;
+    bool ok;
+  };
+  Entropy entropy_bounded();
+
   // The position of vocabulary index i, or size if i is not a candidate.
   size_t find(uint32_t i) const;
 

@@ -330,22 +330,7 @@ void first_k(const float* g, size_t m, size_t k, uint32_t* out, uint32_t* scratc
 }
 
 size_t at_least(const float* g, size_t m, float t, uint32_t* out) {
-  size_t j = 0, p = 0;
-  if (t == -std::numeric_limits<float>::infinity()) {
-    for (; p < m; ++p) out[p] = static_cast<uint32_t>(p);
-    return m;
-  }
-  // g >= t <=> g > the float below t.
-  const float below = std::nextafter(t, -std::numeric_limits<float>::infinity());
-  while (p < m) {
-    p += dispatch::findabove(m - p, g + p, below);
-    const size_t end = std::min(p + 16, m);
-    for (; p < end; ++p) {
-      out[j] = static_cast<uint32_t>(p);
-      j += g[p] >= t;
-    }
-  }
-  return j;
+  return dispatch::indexge(m, g, t, out);
 }
 
 void first_k_sorted(const float* g, size_t m, size_t k, uint32_t* out) {

@@ -45,6 +45,8 @@ struct Variants {
   std::vector<Variant<k::findabove_ukernel>> findabove;
   std::vector<Variant<k::raddstorescale_ukernel>> raddstorescale;
   std::vector<Variant<k::rsumsqdiff_ukernel>> rsumsqdiff;
+  std::vector<Variant<k::indexge_ukernel>> indexge;
+  std::vector<Variant<k::rentropy_ukernel>> rentropy;
 };
 
 const Variants& all() {
@@ -328,6 +330,54 @@ TEST(Kernels, RsumsqdiffSumsDeviationsAndSquaresInDouble) {
         EXPECT_LE(std::fabs(static_cast<double>(r[1] - e2)),
                   (n + 4) * 0x1p-52 * static_cast<double>(e2))
             << v.name << " n=" << n;
+      }
+    }
+  }
+}
+
+TEST(Kernels, RentropySumsProbabilityTimesLogSoftmax) {
+  auto* const S = scalar(all().rentropy);
+  auto* const L = scalar(all().vlogsoftmax);
+  for (const auto& v : all().rentropy) {
+    for (size_t n : sizes()) {
+      for (float t : {1.0f, 0.7f}) {
+        auto x = ref::normal(n, 3.0, static_cast<uint32_t>(n) + 31);
+        if (n > 10) x[n / 3] = -INFINITY;
+        const float m = k::f32_rmax__scalar_u4(n, x.data());
+        std::vector<float> q(n), l(n);
+        double sum = 0;
+        for (size_t i = 0; i < n; ++i) sum += q[i] = static_cast<float>(std::exp((x[i] - m) / t));
+        for (auto& e : q) e = static_cast<float>(e / sum);
+        const float c = static_cast<float>(std::log(sum));
+        L(n, x.data(), m, t, c, l.data());
+        long double want = 0;
+        for (size_t i = 0; i < n; ++i)
+          if (q[i] > 0) want += static_cast<long double>(q[i]) * l[i];
+        const double got = v.fn(n, x.data(), q.data(), m, t, c);
+        ASSERT_EQ(got, S(n, x.data(), q.data(), m, t, c)) << v.name << " n=" << n;
+        EXPECT_LE(std::fabs(static_cast<double>(got - want)),
+                  (n + 4) * 0x1p-52 * std::fabs(static_cast<double>(want)) + 1e-300)
+            << v.name << " n=" << n;
+      }
+    }
+  }
+}
+
+TEST(Kernels, IndexgeListsThePositionsAtOrAboveTheThreshold) {
+  for (const auto& v : all().indexge) {
+    for (size_t n : sizes()) {
+      for (size_t offset : {0, 1}) {
+        auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 21);
+        const float* x = buf.data() + offset;
+        for (float t : {-INFINITY, -2.0f, 0.0f, 4.0f, 9.0f, INFINITY, x[n / 2]}) {
+          std::vector<uint32_t> want;
+          for (size_t i = 0; i < n; ++i)
+            if (x[i] >= t) want.push_back(static_cast<uint32_t>(i));
+          std::vector<uint32_t> got(n);
+          const size_t count = v.fn(n, x, t, got.data());
+          got.resize(count);
+          ASSERT_EQ(got, want) << v.name << " n=" << n << " t=" << t;
+        }
       }
     }
   }

@@ -30,6 +30,13 @@
 //                                    in double (x[i] promoted, c a double): two float64
 //                                    lanes each for the low and high pair of each group of
 //                                    4, (lo0 + lo1) + (hi0 + hi1) + the tail in order.
+//   rentropy(n, x, q, m, t, c)      -> the sum over q[i] > 0 of q[i] * l[i] in double, l[i] =
+//                                    vlogsoftmax's output for x[i] (with m, t, c): two float64
+//                                    lanes each for the low and high pair of each group of 4,
+//                                    (lo0 + lo1) + (hi0 + hi1) + the tail in order
+//   indexge(n, x, t, out)           -> the count of i with x[i] >= t; out receives those i,
+//                                    ascending (out has room for n; entries past the count
+//                                    may be written)
 //   findabove(n, x, t)              -> the least multiple of 16, i, such that x[i, i + 16)
 //                                    holds an entry that is not <= t (above t, or NaN);
 //                                    n - n % 16 when no whole block does. A scan for the
@@ -41,6 +48,7 @@
 // every one.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 namespace smx::kernels {
 
@@ -53,6 +61,9 @@ using vlogsoftmax_ukernel = void(size_t n, const float* x, float max, float t, f
 using findabove_ukernel = size_t(size_t n, const float* x, float t);
 using raddstorescale_ukernel = double(size_t n, const float* x, float s, float* y);
 using rsumsqdiff_ukernel = void(size_t n, const float* x, double c, double* out);
+using indexge_ukernel = size_t(size_t n, const float* x, float t, uint32_t* out);
+using rentropy_ukernel = double(size_t n, const float* x, const float* q, float max, float t,
+                                float c);
 
 #define SMX_KERNEL(op, name, isa) op##_ukernel name;
 #include "kernels.inc"

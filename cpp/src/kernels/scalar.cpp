@@ -126,6 +126,33 @@ void f64_rsumsqdiff__scalar_u4(size_t n, const float* x, double c, double* out) 
   out[1] = (q[0] + q[1]) + (q[2] + q[3]) + tq;
 }
 
+size_t u32_indexge__scalar_u16(size_t n, const float* x, float t, uint32_t* out) {
+  size_t j = 0;
+  for (size_t i = 0; i < n; ++i) {
+    out[j] = static_cast<uint32_t>(i);
+    j += x[i] >= t;
+  }
+  return j;
+}
+
+double f64_rentropy__scalar_u4(size_t n, const float* x, const float* q, float max, float t,
+                               float c) {
+  const float neg_max = -max, neg_max_t = neg_max / t;
+  const auto term = [&](size_t i) {
+    return q[i] > 0.0f ? static_cast<double>(q[i]) *
+                             static_cast<double>(log_softmax_one(x[i], neg_max, t, neg_max_t, c))
+                       : 0.0;
+  };
+  double lo[2] = {0, 0}, hi[2] = {0, 0};
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    lo[0] += term(i), lo[1] += term(i + 1), hi[0] += term(i + 2), hi[1] += term(i + 3);
+  }
+  double tail = 0;
+  for (; i < n; ++i) tail += term(i);
+  return (lo[0] + lo[1]) + (hi[0] + hi[1]) + tail;
+}
+
 float exp_f32(float x) {
   if (x != x) return x;
   if (x > 0x1.62E42Ep+6f) return std::numeric_limits<float>::infinity();  // > ln(FLT_MAX)

@@ -136,8 +136,46 @@ void epsilon_cutoff(Candidates& c, const Workspace& w, double e) {
   keep_prob_at_least(c, w, e);
 }
 
+namespace {
+
+// eta's threshold from a bounded entropy: for every H in [h - bound, h +
+// bound] the same candidates pass (their stored probabilities lie outside the
+// range the threshold can take), or false.
+bool eta_bounded(Candidates& c, const Workspace& w, double e, const Candidates::Entropy& b) {
+  const auto theta = [e](double h) { return std::min(e, std::sqrt(e) * exp_f64(-h)); };
+  const double t_lo = theta(b.h + b.bound) * (1.0 - 0x1p-48);
+  const double t_hi = theta(b.h - b.bound) * (1.0 + 0x1p-48);
+  const float* q = c.prob;
+  // The probabilities >= t_lo: those >= the least float >= t_lo.
+  float f_lo = static_cast<float>(t_lo);
+  if (static_cast<double>(f_lo) < t_lo) f_lo = std::nextafter(f_lo, INFINITY);
+  const size_t count = sel::at_least(q, c.size, f_lo, w.perm);
+  size_t kept = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const double v = q[w.perm[i]];
+    if (!(v < t_hi) && !(v < t_lo)) {
+      ++kept;
+    } else if (!(v < t_lo)) {
+      return false;  // between: the definition's entropy decides
+    }
+  }
+  if (kept == c.size) return true;
+  if (kept < w.min_keep) {
+    top_k(c, w, w.min_keep);
+    return true;
+  }
+  c.retain_if([q, t_hi](size_t p) { return !(static_cast<double>(q[p]) < t_hi); }, w.perm, count);
+  return true;
+}
+
+}  // namespace
+
 void eta_cutoff(Candidates& c, const Workspace& w, double e) {
   if (!(e > 0.0) || c.size <= 1) return;
+  if (c.size > 1024) {
+    const Candidates::Entropy b = c.entropy_bounded();
+    if (b.ok && eta_bounded(c, w, e, b)) return;
+  }
   const double h = c.entropy(w.logprob);
   const double threshold = std::min(e, std::sqrt(e) * exp_f64(-h));
   const float* q = c.prob;

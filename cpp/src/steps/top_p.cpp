@@ -1,5 +1,6 @@
 // Top-p (nucleus): the shortest prefix of the order whose mass reaches p, the
 // entry that crosses p included (HF TopPLogitsWarper, llama.cpp top-p).
+#include <algorithm>
 #include <limits>
 
 #include "kernels/dispatch.h"
@@ -19,6 +20,46 @@ void keep_through(Candidates& c, size_t cut, const uint32_t* among = nullptr, si
   const float gc = g[cut];
   c.retain_if([g, gc, cut](size_t p) { return g[p] > gc || (g[p] == gc && p <= cut); }, among,
               count);
+}
+
+// Narrows the positions among[0, count) (all with logit >= lo) to those at or
+// above a logit L whose entries have a mass of at least `need`: 64 bins of
+// logit below the max by mass; L = the least logit of the top bins whose mass
+// (double sums, within count 2^-52 of the total of exact) reaches need.
+size_t narrow(const Candidates& c, uint32_t* among, size_t count, float lo, double need) {
+  constexpr int kBins = 64;
+  const double top = c.range[1];
+  if (count < 2048 || !(lo > -std::numeric_limits<float>::infinity()) || !(top > lo)) return count;
+  const double scale = kBins / (top - static_cast<double>(lo));
+  double mass[kBins] = {};
+  float least[kBins];
+  for (float& v : least) v = std::numeric_limits<float>::infinity();
+  const float* g = c.logit;
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t p = among[i];
+    const double d = (top - static_cast<double>(g[p])) * scale;
+    const int b = d < 1.0 ? 0 : d >= kBins - 1 ? kBins - 1 : static_cast<int>(d);
+    mass[b] += c.prob[p];
+    least[b] = std::min(least[b], g[p]);
+  }
+  double cum = 0.0;
+  float bound = lo;
+  float low = std::numeric_limits<float>::infinity();
+  for (int b = 0; b < kBins; ++b) {
+    cum += mass[b];
+    low = std::min(low, least[b]);
+    if (cum >= need) {
+      bound = low;
+      break;
+    }
+  }
+  if (!(bound > lo)) return count;
+  size_t j = 0;
+  for (size_t i = 0; i < count; ++i) {
+    among[j] = among[i];
+    j += g[among[i]] >= bound;
+  }
+  return j;
 }
 
 // The cut from bounded sums, over the candidates that can hold it. The
@@ -44,7 +85,9 @@ bool top_p_bounded(Candidates& c, const Workspace& w, double p) {
   float lo = -std::numeric_limits<float>::infinity(), hi;
   if (!(theta > 0.0) || !parts.logit_band(theta, &lo, &hi))
     lo = -std::numeric_limits<float>::infinity();
-  const size_t count = sel::at_least(c.logit, c.size, lo, w.perm);
+  size_t count = sel::at_least(c.logit, c.size, lo, w.perm);
+  count =
+      narrow(c, w.perm, count, lo, t_hi + (static_cast<double>(count) + 64.0) * 0x1p-52 * total);
   const sel::MassCut cut = sel::mass_cut_among(c.logit, c.prob, w.perm, count, t_hi, w.spare);
   if (!cut.found || !(c.prob[cut.pos] >= 0x1p-27f) || !(cut.mass - c.prob[cut.pos] < t_lo))
     return false;
