@@ -28,6 +28,9 @@ struct Workspace {
   float* logprob;
   int32_t* ints;
   size_t min_keep;
+  // false: every step takes its definition's path (sequential sums, every
+  // probability); the bounded paths must give the same result (tested).
+  bool bounded = true;
 };
 
 // The tokens accepted so far, oldest first.

@@ -57,7 +57,7 @@ void dynamic_temperature(Candidates& c, const Workspace& w, float t, double rang
   const double hi = static_cast<double>(t) + range;
   const double log_m = log_f64(static_cast<double>(c.size));
   float dyn = NAN;
-  if (c.size > 1024) {
+  if (w.bounded && c.size > 1024) {
     const Candidates::Entropy b = c.entropy_bounded();
     if (b.ok) dyn = dynamic_t_bounded(b, lo, hi, log_m, exponent);
   }

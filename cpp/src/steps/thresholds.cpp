@@ -19,7 +19,7 @@ namespace {
 void keep_prob_at_least(Candidates& c, const Workspace& w, const SoftmaxParts& parts,
                         double theta) {
   float lo, hi;
-  if (!parts.logit_band(theta, &lo, &hi)) {
+  if (!w.bounded || !parts.logit_band(theta, &lo, &hi)) {
     c.softmax();
     const float* q = c.prob;
     return keep_at_least_min(c, w,
@@ -50,7 +50,7 @@ void min_p(Candidates& c, const Workspace& w, double m) {
   const SoftmaxParts parts = softmax_parts(c.logit, c.size, c.t, c.min_max(), nullptr);
   float lo, hi;
   const float top = parts.kind == SoftmaxParts::Kind::kScaled ? parts.prob_of(parts.max) : 0.0f;
-  if (!parts.logit_band(static_cast<double>(top) * (1.0 - 0x1p-16), &lo, &hi)) {
+  if (!w.bounded || !parts.logit_band(static_cast<double>(top) * (1.0 - 0x1p-16), &lo, &hi)) {
     c.softmax();
     float pmax = 0.0f;
     for (size_t j = 0; j < c.size; ++j) pmax = std::max(pmax, c.prob[j]);
@@ -97,7 +97,8 @@ void top_n_sigma(Candidates& c, const Workspace& w, double n) {
   if (!(n > 0.0) || c.size <= 1) return;
   const float* mm = c.min_max();
   const double mx = mm[1], m = static_cast<double>(c.size);
-  if (!(mx - mx == 0.0) || !(static_cast<double>(mm[0]) - mm[0] == 0.0) || c.size < 64)
+  if (!(mx - mx == 0.0) || !(static_cast<double>(mm[0]) - mm[0] == 0.0) || c.size < 64 ||
+      !w.bounded)
     return top_n_sigma_exact(c, w, n);
   double s[2];
   dispatch::rsumsqdiff(c.size, c.logit, mx, s);
@@ -172,7 +173,7 @@ bool eta_bounded(Candidates& c, const Workspace& w, double e, const Candidates::
 
 void eta_cutoff(Candidates& c, const Workspace& w, double e) {
   if (!(e > 0.0) || c.size <= 1) return;
-  if (c.size > 1024) {
+  if (w.bounded && c.size > 1024) {
     const Candidates::Entropy b = c.entropy_bounded();
     if (b.ok && eta_bounded(c, w, e, b)) return;
   }

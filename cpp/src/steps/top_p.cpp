@@ -103,7 +103,7 @@ bool top_p_bounded(Candidates& c, const Workspace& w, double p) {
 
 void top_p(Candidates& c, const Workspace& w, double p) {
   if (p >= 1.0 || c.size <= 1) return;
-  if (c.size > 1024 && top_p_bounded(c, w, p)) return;
+  if (w.bounded && c.size > 1024 && top_p_bounded(c, w, p)) return;
   uint32_t* a = w.perm;
   // O(m) radix cut by mass. Its double sums run in another order than the
   // sorted cumulative sum below, but they are exact (so equal) when every

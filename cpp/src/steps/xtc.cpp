@@ -15,7 +15,7 @@ void xtc(Candidates& c, const Workspace& w, Pcg32& coin, double probability, dou
   // logit), decided by their logits where they can (softmax_parts.h).
   const SoftmaxParts parts = softmax_parts(c.logit, c.size, c.t, c.min_max(), nullptr);
   float lo, hi;
-  const bool band = parts.logit_band(threshold, &lo, &hi);
+  const bool band = w.bounded && parts.logit_band(threshold, &lo, &hi);
   if (!band) c.softmax();
   const float* g = c.logit;
   const float* q = c.prob;
