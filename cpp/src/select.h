@@ -57,8 +57,12 @@ void first_k(const float* g, size_t m, size_t k, uint32_t* out, uint32_t* scratc
 // index of the first NaN (out is then undefined). 1 <= k <= n.
 size_t first_k_scan(const float* x, size_t n, size_t k, uint32_t* out);
 
-// The first k positions of g[0, m) in the order, sorted in the order (the
-// threshold scan with a heap; meant for k << m). 1 <= k <= m.
+// The first k positions of g[0, m) in the order, as a max-heap under the
+// order (the root is the k-th): the threshold scan with a heap, meant for k
+// << m. 1 <= k <= m.
+void first_k_heap(const float* g, size_t m, size_t k, uint32_t* out);
+
+// The same, sorted in the order. 1 <= k <= m.
 void first_k_sorted(const float* g, size_t m, size_t k, uint32_t* out);
 
 // The positions p of g[0, m) with g[p] >= t, ascending, into out; returns how
