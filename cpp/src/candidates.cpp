@@ -67,8 +67,8 @@ double Candidates::entropy(float* logprob) {
 
 Candidates::Entropy Candidates::entropy_bounded() {
   const SoftmaxParts parts = softmax_parts(logit, size, t, min_max(), prob);
-  if (parts.kind != SoftmaxParts::Kind::kScaled) return {0.0, 0.0, false};
-  dispatch::raddstorescale(size, prob, parts.inv, prob);
+  if (parts.kind != SoftmaxParts::Kind::kScaled) return {0.0, 0.0, false, 0.0, 0.0f, 0.0f};
+  const double total_sum = dispatch::raddstorescale(size, prob, parts.inv, prob);
   // log_softmax's sum: the rr2_p6 kernel's (the same as softmax's off its fast path).
   const double sum =
       parts.fast ? dispatch::raddstoreexpminusmax(size, logit, parts.max, t, nullptr) : parts.sum;
@@ -77,7 +77,7 @@ Candidates::Entropy Candidates::entropy_bounded() {
   // Every term q log q <= 0: sums of m of them, here and in entropy(), are
   // within (m + 8) 2^-53 of the exact sum of their magnitudes.
   const double bound = (static_cast<double>(size) + 16.0) * 0x1p-51 * (s < 0.0 ? -s : s) + 1e-300;
-  return {-s, bound, true};
+  return {-s, bound, true, total_sum, parts.max, c};
 }
 
 size_t Candidates::find(uint32_t i) const {

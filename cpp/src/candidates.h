@@ -73,6 +73,9 @@ struct Candidates {
   struct Entropy {
     double h, bound;
     bool ok;
+    double total;   // the lane sum of prob (within size 2^-53 of the exact sum)
+    float max;      // the max logit
+    float log_sum;  // log_softmax's log of its sum: lq = vlogsoftmax(logit, max, t, log_sum)
   };
   Entropy entropy_bounded();
 

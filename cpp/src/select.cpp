@@ -312,6 +312,13 @@ MassCut mass_cut_among(const float* g, const float* w, const uint32_t* among, si
   return radix_mass_cut(count, w, target, KeyOfLogit{g}, kDigits32, scratch, scratch);
 }
 
+MassCut mass_cut_by_key_among(const double* key, const float* w, const uint32_t* among,
+                              size_t count, double target, uint32_t* scratch) {
+  if (count == 0) return {0, 0, false, 0.0};
+  std::memcpy(scratch, among, count * sizeof(uint32_t));
+  return radix_mass_cut(count, w, target, KeyOfDouble{key}, kDigits64, scratch, scratch);
+}
+
 MassCut mass_cut_by_key(const double* key, const float* w, size_t m, double target,
                         uint32_t* scratch) {
   return radix_mass_cut(m, w, target, KeyOfDouble{key}, kDigits64, scratch);

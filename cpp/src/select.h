@@ -113,6 +113,10 @@ TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint3
 MassCut mass_cut_among(const float* g, const float* w, const uint32_t* among, size_t count,
                        double target, uint32_t* scratch);
 
+// mass_cut_by_key over the positions among[0, count) (ascending) only.
+MassCut mass_cut_by_key_among(const double* key, const float* w, const uint32_t* among,
+                              size_t count, double target, uint32_t* scratch);
+
 // The same as mass_cut for the order by key; keys are >= 0 doubles or
 // +Infinity.
 MassCut mass_cut_by_key(const double* key, const float* w, size_t m, double target,

@@ -105,6 +105,9 @@ TEST(Steps, BoundedPathsGiveTheDefinitionsCandidates) {
         for (double p : {0.5, 0.9, 0.999}) {
           check("top-p", [p](auto& c, auto& w) { st::top_p(c, w, p); });
         }
+        for (double mass : {0.2, 0.9, 0.99}) {
+          check("typical", [mass](auto& c, auto& w) { st::typical_p(c, w, mass); });
+        }
         for (double th : {0.01, 0.1}) {
           check("xtc", [th](auto& c, auto& w) {
             smx::Pcg32 coin(3u);
