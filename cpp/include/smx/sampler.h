@@ -73,14 +73,22 @@
 // Code: cpp/src/sampler.cpp is the pipeline above; each step is a function
 // over the candidates (cpp/src/candidates.h) in cpp/src/steps/.
 //
-// Cost per call: O(n); nothing sorts the vocabulary (cpp/src/select.h). Top-k
-// with k <= 256 and k <= n / 16 is one 16-wide threshold scan with a k-entry
-// heap, on the raw scores when no bias or penalty applies and top-k is the
-// first active step (no copy, no exp); larger k use a radix select on
-// order-preserving keys. Top-p and typical cut by 2048-bucket mass histograms,
-// refined inside the crossing bucket; when their sums could round differently
-// from the sorted cumulative sum (a probability < 2^-29 in the prefix), the
-// previous code (growing prefixes, then a mass-weighted quickselect) decides.
+// Cost per call: O(n); nothing sorts the vocabulary (cpp/src/select.h), and
+// the candidates read the scores in place until a step removes an entry (one
+// min/max pass also finds NaN and masked entries). Top-k with k <= 256 and
+// k <= n / 16 is one 16-wide threshold scan with a k-entry heap, on the raw
+// scores when no bias or penalty applies and top-k is the first active step;
+// larger k use a radix select on order-preserving keys. Where the definition
+// above sums in index order (the total, the entropy, top-n-sigma's moments,
+// the draw's cumulative sums) the steps use lane sums with a proven error
+// bound and thresholds on the logits taken from softmax's own error bounds
+// (cpp/src/softmax_parts.h), and compute the definition's sums only where
+// the bound leaves the answer open: the same results, bit for bit, at about
+// the cost of one softmax pass (tests/native/steps_test.cpp and draw_test.cpp
+// compare the two paths). Top-p and typical cut by radix mass histograms over
+// the candidates that can hold the cut; when their sums could round
+// differently from the sorted cumulative sum (a probability < 2^-29 in the
+// prefix), growing prefixes, then a mass-weighted quickselect decide.
 #pragma once
 #include <cstddef>
 #include <cstdint>
