@@ -51,12 +51,10 @@ constexpr size_t kBlockDrawMin = 4096;
 }  // namespace
 
 SampleStatus Sampler::configure(const SamplerOptions& o) {
-  const SampleStatus s = validate(o);
-  if (s == SampleStatus::kOk) {
-    opts_ = o;
-    mu_ = 2.0 * o.mirostat_tau;
-  }
-  return s;
+  if (!validate(o).ok()) return SampleStatus::kBadOption;
+  opts_ = o;
+  mu_ = 2.0 * o.mirostat_tau;
+  return SampleStatus::kOk;
 }
 
 SampleStatus Sampler::set_logit_bias(const uint32_t* index, const float* bias, size_t count) {
