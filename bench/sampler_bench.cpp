@@ -42,8 +42,8 @@ using Edit = void (*)(smx::SamplerOptions&);
 struct Config {
   const char* label;
   Edit edit;
-  bool history = false;  // a 64-token history (penalties, DRY, no-repeat n-gram)
-  bool bias = false;     // a logit bias on a few tokens (one banned)
+  size_t history = 0;  // tokens of history (penalties, DRY, no-repeat n-gram)
+  bool bias = false;   // a logit bias on a few tokens (one banned)
 };
 
 void Llama(smx::SamplerOptions& o) {
@@ -51,6 +51,7 @@ void Llama(smx::SamplerOptions& o) {
   o.order_len = smx::kNumSteps;
 }
 
+// Every step on (the digest's: top-k 200; the speed table's, as npm run bench: top-k 40).
 void EveryStep(smx::SamplerOptions& o) {
   o.temperature = 0.8f, o.top_k = 200, o.top_p = 0.95, o.min_p = 0.02, o.typical_p = 0.97;
   o.repetition_penalty = 1.1f, o.frequency_penalty = 0.1f, o.presence_penalty = 0.1f;
@@ -77,19 +78,21 @@ const Config kSpeed[] = {
        o.repetition_penalty = 1.1f, o.frequency_penalty = 0.1f, o.presence_penalty = 0.1f;
        o.top_k = 40;
      },
-     true},
+     64},
     {"T 0.7, topP 0.9, minP 0.05",
      [](smx::SamplerOptions& o) { o.temperature = 0.7f, o.top_p = 0.9, o.min_p = 0.05; }},
-    {"every step on, llama.cpp order", [](smx::SamplerOptions& o) { EveryStep(o), Llama(o); },
-     true},
+    {"every step on, llama.cpp order",
+     [](smx::SamplerOptions& o) { EveryStep(o), o.top_k = 40, Llama(o); }, 256},
     {"T 0.8, topK 40, topP 0.95",
      [](smx::SamplerOptions& o) { o.temperature = 0.8f, o.top_k = 40, o.top_p = 0.95; }},
     {"greedy (T = 0)", [](smx::SamplerOptions& o) { o.temperature = 0.0f; }},
 };
 
-std::vector<int32_t> History(size_t n) {
-  std::vector<int32_t> h(64);
-  for (size_t i = 0; i < h.size(); ++i) h[i] = static_cast<int32_t>((i * 7919 + (i % 3) * 13) % n);
+// len tokens below vocab (the JavaScript benchmark's history: vocab 1000).
+std::vector<int32_t> History(size_t vocab, size_t len) {
+  std::vector<int32_t> h(len);
+  for (size_t i = 0; i < h.size(); ++i)
+    h[i] = static_cast<int32_t>((i * 7919 + (i % 3) * 13) % vocab);
   return h;
 }
 
@@ -100,8 +103,8 @@ void Prepare(smx::Sampler& s, const Config& c, size_t n) {
     std::fprintf(stderr, "bad options: %s\n", c.label);
     std::exit(1);
   }
-  if (c.history) {
-    const auto h = History(n);
+  if (c.history > 0) {
+    const auto h = History(std::min<size_t>(n, 1000), c.history);
     s.accept(h.data(), h.size());
   }
   if (c.bias) {
@@ -259,22 +262,21 @@ const Config kDigest[] = {
        o.repetition_penalty = 1.1f, o.frequency_penalty = 0.1f, o.presence_penalty = 0.1f;
        o.top_k = 40;
      },
-     true},
+     64},
     {"penalties p0.9",
      [](smx::SamplerOptions& o) {
        o.repetition_penalty = 1.3f, o.frequency_penalty = 0.5f, o.penalty_last_n = 16;
        o.top_p = 0.9;
      },
-     true},
-    {"bias k40", [](smx::SamplerOptions& o) { o.top_k = 40; }, false, true},
-    {"bias minp", [](smx::SamplerOptions& o) { o.min_p = 0.1; }, false, true},
-    {"dry", [](smx::SamplerOptions& o) { o.dry_multiplier = 0.8f, o.dry_allowed_length = 1; },
-     true},
-    {"ngram2", [](smx::SamplerOptions& o) { o.no_repeat_ngram_size = 2; }, true},
+     64},
+    {"bias k40", [](smx::SamplerOptions& o) { o.top_k = 40; }, 0, true},
+    {"bias minp", [](smx::SamplerOptions& o) { o.min_p = 0.1; }, 0, true},
+    {"dry", [](smx::SamplerOptions& o) { o.dry_multiplier = 0.8f, o.dry_allowed_length = 1; }, 64},
+    {"ngram2", [](smx::SamplerOptions& o) { o.no_repeat_ngram_size = 2; }, 64},
     {"T0.7 p0.9 minp0.05",
      [](smx::SamplerOptions& o) { o.temperature = 0.7f, o.top_p = 0.9, o.min_p = 0.05; }},
-    {"every step hf", EveryStep, true, true},
-    {"every step llama", [](smx::SamplerOptions& o) { EveryStep(o), Llama(o); }, true, true},
+    {"every step hf", EveryStep, 64, true},
+    {"every step llama", [](smx::SamplerOptions& o) { EveryStep(o), Llama(o); }, 64, true},
 };
 
 int Digest() {
@@ -301,7 +303,7 @@ int Digest() {
           return 1;
         }
         if (c.history) {
-          const auto hist = History(n);
+          const auto hist = History(n, c.history);
           s.accept(hist.data(), hist.size());
         }
         if (c.bias && n >= 3) {
