@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/kernels.h"
+#include "scores.h"
 
 namespace {
 
@@ -19,22 +20,7 @@ namespace k = smx::kernels;
 
 const int64_t kSizes[] = {1000, 32000, 262144};
 
-// normal(0, 3) scores from a fixed seed (xorshift64* + Box-Muller), as the JS
-// benchmark uses.
-std::vector<float> Scores(size_t n) {
-  std::vector<float> x(n);
-  uint64_t s = 0x9E3779B97F4A7C15ull;
-  auto uniform = [&s] {
-    s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
-    return ((s * 0x2545F4914F6CDD1Dull) >> 11) * 0x1.0p-53;
-  };
-  for (size_t i = 0; i < n; ++i) {
-    const double u1 = 1.0 - uniform(), u2 = uniform();
-    x[i] =
-        static_cast<float>(3.0 * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
-  }
-  return x;
-}
+std::vector<float> Scores(size_t n) { return NormalScores(n, 0x9E3779B97F4A7C15ull); }
 
 float Max(const std::vector<float>& x) {
   float m = x[0];
@@ -115,6 +101,60 @@ benchmark::internal::Benchmark* Register(const char* name, k::vlogsoftmax_ukerne
       fn(x.size(), x.data(), m, 1.0f, 10.0f, y.data());
       benchmark::ClobberMemory();
     }
+    Done(state, x.size());
+  });
+}
+
+// A threshold scan with nothing above the threshold: every block is read.
+benchmark::internal::Benchmark* Register(const char* name, k::findabove_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    const float m = Max(x);
+    for (auto _ : state) benchmark::DoNotOptimize(fn(x.size(), x.data(), m));
+    Done(state, x.size());
+  });
+}
+
+benchmark::internal::Benchmark* Register(const char* name, k::raddstorescale_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<float> y(x.size());
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(fn(x.size(), x.data(), 0.5f, y.data()));
+      benchmark::ClobberMemory();
+    }
+    Done(state, x.size());
+  });
+}
+
+benchmark::internal::Benchmark* Register(const char* name, k::rsumsqdiff_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    double out[2];
+    for (auto _ : state) {
+      fn(x.size(), x.data(), 0.5, out);
+      benchmark::DoNotOptimize(out);
+    }
+    Done(state, x.size());
+  });
+}
+
+// Positions at or above the 95th percentile of normal(0, 3) (about 5%).
+benchmark::internal::Benchmark* Register(const char* name, k::indexge_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<uint32_t> out(x.size());
+    for (auto _ : state) benchmark::DoNotOptimize(fn(x.size(), x.data(), 4.935f, out.data()));
+    Done(state, x.size());
+  });
+}
+
+benchmark::internal::Benchmark* Register(const char* name, k::rentropy_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<float> q(x.size(), 1.0f / static_cast<float>(x.size()));
+    const float m = Max(x);
+    for (auto _ : state) benchmark::DoNotOptimize(fn(x.size(), x.data(), q.data(), m, 1.0f, 10.0f));
     Done(state, x.size());
   });
 }

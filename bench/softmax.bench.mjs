@@ -2,6 +2,7 @@
 //
 //   node bench/softmax.bench.mjs [--quick] [--rounds=3] [--no-native] [--no-startup] [--no-sampler]
 //   node bench/softmax.bench.mjs --only-sampler   (the sampler rows alone: no kernels, softmax, start-up)
+//   node bench/softmax.bench.mjs --only-sampler --only-configs   (the sampler configuration table alone)
 //
 // 1. installs bench/'s own devDependencies (npm ci) when bench/node_modules is
 //    missing or older than bench/package-lock.json; builds web/dist (npm run
@@ -537,6 +538,7 @@ async function benchSampler({ simd, base, hf }) {
     out();
     return;
   }
+  if (argv.has('--only-configs')) return benchSamplerConfigurations({ simd, base, hf });
   const configs = [
     { label: 'T 0.8, top-k 40, top-p 0.95', temperature: 0.8, topK: 40, topP: 0.95 },
     { label: 'T 0.8, top-k off, top-p 0.95', temperature: 0.8, topK: 0, topP: 0.95 },
@@ -583,46 +585,232 @@ async function benchSampler({ simd, base, hf }) {
     const cfg = configs.find((k) => r.endsWith(k.label));
     return fmtRatio(results.get(r).get(c.label) / results.get(refName(cfg)).get(c.label));
   });
-  await benchSamplerFullChain({ simd, base });
+  await benchSamplerConfigurations({ simd, base, hf });
+}
+
+// The sampler configurations of the speed table (BENCHMARKS.md, "Sampling one
+// token: every configuration"), as bench/sampler_bench.cpp times them natively.
+const HISTORY_64 = Array.from({ length: 64 }, (_, i) => (i * 7919 + (i % 3) * 13) % 1000);
+const HISTORY_256 = Array.from({ length: 256 }, (_, i) => (i * 7919 + (i % 3) * 13) % 1000);
+const PENALTIES = { repetitionPenalty: 1.1, frequencyPenalty: 0.1, presencePenalty: 0.1 };
+const SAMPLER_CONFIGS = [
+  ['no filters (T = 1)', {}],
+  ['topP 0.9', { topP: 0.9 }],
+  ['minP 0.05', { minP: 0.05 }],
+  ['typicalP 0.9', { typicalP: 0.9 }],
+  ['topNSigma 1', { topNSigma: 1 }],
+  ['epsilonCutoff 3e-4', { epsilonCutoff: 3e-4 }],
+  ['etaCutoff 3e-4', { etaCutoff: 3e-4 }],
+  ['mirostat 2', { mirostat: 2 }],
+  ['dynatempRange 0.5', { dynatempRange: 0.5 }],
+  ['XTC 0.5 / 0.1', { xtcProbability: 0.5, xtcThreshold: 0.1 }],
+  ['penalties (rep 1.1, freq 0.1, pres 0.1, 64-token history) + topK 40', { ...PENALTIES, topK: 40, history: HISTORY_64 }],
+  ['T 0.7, topP 0.9, minP 0.05', { temperature: 0.7, topP: 0.9, minP: 0.05 }],
+  [
+    'every step on, llama.cpp order',
+    {
+      temperature: 0.8, topK: 40, topP: 0.95, minP: 0.02, typicalP: 0.97, topNSigma: 3, xtcProbability: 0.5, xtcThreshold: 0.1,
+      mirostat: 2, mirostatTau: 5, dynatempRange: 0.3, epsilonCutoff: 1e-4, etaCutoff: 1e-4, dryMultiplier: 0.8,
+      noRepeatNgramSize: 3, ...PENALTIES, history: HISTORY_256, order: 'llama.cpp',
+    },
+  ],
+  ['T 0.8, topK 40, topP 0.95', { temperature: 0.8, topK: 40, topP: 0.95 }],
+  ['greedy (T = 0)', { temperature: 0 }],
+];
+
+/**
+ * The obvious JavaScript for a whole chain: a Float64Array copy, the
+ * penalties, DRY and no-repeat n-gram by direct loops over the history, one
+ * full sort by logit, then each step as its definition reads (softmax over the
+ * survivors, cumulative sums, a second sort for typical), then one draw.
+ * The same definitions as ours, not the same bits.
+ */
+function makeObviousChain(opts, random) {
+  const o = {
+    temperature: 1, topK: 0, topP: 1, minP: 0, typicalP: 1, topNSigma: 0, xtcProbability: 0, xtcThreshold: 0.1,
+    mirostat: 0, mirostatTau: 5, mirostatEta: 0.1, dynatempRange: 0, dynatempExponent: 1, epsilonCutoff: 0, etaCutoff: 0,
+    dryMultiplier: 0, dryBase: 1.75, dryAllowedLength: 2, noRepeatNgramSize: 0, repetitionPenalty: 1, frequencyPenalty: 0,
+    presencePenalty: 0, penaltyLastN: 64, history: [], order: 'hf', ...opts,
+  };
+  const order = o.order === 'llama.cpp'
+    ? ['noRepeatNgram', 'dry', 'topNSigma', 'topK', 'typicalP', 'topP', 'minP', 'epsilon', 'eta', 'xtc', 'temperature', 'dynatemp', 'mirostat']
+    : ['noRepeatNgram', 'dry', 'temperature', 'dynatemp', 'topNSigma', 'topK', 'topP', 'minP', 'typicalP', 'epsilon', 'eta', 'xtc', 'mirostat'];
+  let mu = 2 * o.mirostatTau;
+  const h = o.history;
+  return (x) => {
+    const l = Float64Array.from(x);
+    const win = o.penaltyLastN < 0 ? h : h.slice(-o.penaltyLastN);
+    const count = new Map();
+    for (const t of win) count.set(t, (count.get(t) ?? 0) + 1);
+    for (const [t, c] of count) {
+      l[t] = l[t] > 0 ? l[t] / o.repetitionPenalty : l[t] * o.repetitionPenalty;
+      l[t] -= c * o.frequencyPenalty + o.presencePenalty;
+    }
+    let t = 1;
+    let idx = Array.from(l.keys()).sort((a, b) => l[b] - l[a] || a - b);
+    const probs = (c) => {
+      const m = l[c.reduce((a, i) => (l[i] > l[a] ? i : a), c[0])];
+      const e = c.map((i) => Math.exp((l[i] - m) / t));
+      const s = e.reduce((a, v) => a + v, 0);
+      return e.map((v) => v / s);
+    };
+    const entropy = (p) => -p.reduce((a, v) => a + (v > 0 ? v * Math.log(v) : 0), 0);
+    const keep = (c, flags) => {
+      const kept = c.filter((_, j) => flags[j]);
+      return kept.length ? kept : c.slice(0, 1);
+    };
+    const massCut = (c, p, target) => {
+      let cum = 0;
+      for (let j = 0; j < c.length; j++) if ((cum += p[j]) >= target) return c.slice(0, j + 1);
+      return c;
+    };
+    for (const step of order) {
+      if (step === 'noRepeatNgram' && o.noRepeatNgramSize > 0 && h.length >= o.noRepeatNgramSize) {
+        const s = o.noRepeatNgramSize;
+        const banned = new Set();
+        for (let i = 0; i + s <= h.length; i++) {
+          let same = true;
+          for (let j = 0; j < s - 1; j++) same &&= h[i + j] === h[h.length - s + 1 + j];
+          if (same) banned.add(h[i + s - 1]);
+        }
+        idx = idx.filter((i) => !banned.has(i));
+      } else if (step === 'dry' && o.dryMultiplier > 0) {
+        for (let end = 0; end < h.length - 1; end++) {
+          let len = 0;
+          while (len <= end && h[end - len] === h[h.length - 1 - len]) len++;
+          if (len >= o.dryAllowedLength) l[h[end + 1]] -= o.dryMultiplier * o.dryBase ** (len - o.dryAllowedLength) * t;
+        }
+        idx.sort((a, b) => l[b] - l[a] || a - b);
+      } else if (step === 'temperature' && o.dynatempRange === 0) {
+        if (o.temperature === 0) idx = idx.slice(0, 1);
+        else t = o.temperature;
+      } else if (step === 'dynatemp' && o.dynatempRange > 0) {
+        t = 1;
+        const norm = entropy(probs(idx)) / Math.log(idx.length);
+        const lo = Math.max(0, o.temperature - o.dynatempRange);
+        t = lo + (o.temperature + o.dynatempRange - lo) * norm ** o.dynatempExponent;
+      } else if (step === 'topNSigma' && o.topNSigma > 0) {
+        const v = idx.map((i) => l[i]);
+        const mean = v.reduce((a, b) => a + b, 0) / v.length;
+        const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / v.length);
+        idx = keep(idx, v.map((g) => g >= v[0] - o.topNSigma * sd));
+      } else if (step === 'topK' && o.topK > 0) {
+        idx = idx.slice(0, o.topK);
+      } else if (step === 'topP' && o.topP < 1) {
+        idx = massCut(idx, probs(idx), o.topP);
+      } else if (step === 'minP' && o.minP > 0) {
+        const p = probs(idx);
+        idx = keep(idx, p.map((v) => v >= o.minP * p[0]));
+      } else if (step === 'typicalP' && o.typicalP < 1) {
+        const p = probs(idx);
+        const H = entropy(p);
+        const byTypical = idx.map((i, j) => [i, p[j], Math.abs(-Math.log(p[j]) - H)]).sort((a, b) => a[2] - b[2]);
+        const kept = new Set(massCut(byTypical, byTypical.map((e) => e[1]), o.typicalP).map((e) => e[0]));
+        idx = idx.filter((i) => kept.has(i));
+      } else if (step === 'epsilon' && o.epsilonCutoff > 0) {
+        idx = keep(idx, probs(idx).map((v) => v >= o.epsilonCutoff));
+      } else if (step === 'eta' && o.etaCutoff > 0) {
+        const p = probs(idx);
+        const cut = Math.min(o.etaCutoff, Math.sqrt(o.etaCutoff) * Math.exp(-entropy(p)));
+        idx = keep(idx, p.map((v) => v >= cut));
+      } else if (step === 'xtc' && o.xtcProbability > 0 && random() <= o.xtcProbability) {
+        const p = probs(idx);
+        const above = p.filter((v) => v >= o.xtcThreshold).length;
+        if (above >= 2) idx = idx.slice(above - 1);
+      } else if (step === 'mirostat' && o.mirostat === 2) {
+        idx = keep(idx, probs(idx).map((v) => -Math.log2(v) <= mu));
+      }
+    }
+    const p = probs(idx);
+    let u = random();
+    let j = 0;
+    for (; j < p.length - 1 && (u -= p[j]) >= 0; j++);
+    if (o.mirostat === 2) mu -= o.mirostatEta * (-Math.log2(p[j]) - o.mirostatTau);
+    return idx[j];
+  };
 }
 
 /**
- * Issue 8: the basic chain (T 0.8, top-k 40, top-p 0.95) next to a full chain
- * with every other step on (top-n-sigma, XTC, mirostat v2, dynatemp, epsilon,
- * eta, DRY and no-repeat 3-gram over a 256-token history) at N = 151936, in
- * both presets: 'hf' runs the history steps, dynatemp and top-n-sigma over the
- * whole vocabulary before top-k; 'llama.cpp' cuts to top-k first.
+ * transformers.js where it has the step (4.3: temperature, repetition penalty,
+ * top-k inside its multinomial sampler, greedy; no min-p, typical, top-p in
+ * generate(), ...): its processors, then its sampler, as makeTransformersStep.
  */
-async function benchSamplerFullChain({ simd, base }) {
+function transformersFor(hf, label, opts) {
+  if (label === 'greedy (T = 0)') {
+    // GreedySampler.sample: max(logits.data)[1] (utils/maths.js max, not exported: its loop), after generate()'s copy
+    return (x) => {
+      const d = new hf.Tensor('float32', x.slice(), [1, x.length]).data;
+      let m = d[0];
+      let at = 0;
+      for (let i = 1; i < d.length; ++i) if (d[i] > m) (m = d[i]), (at = i);
+      return at;
+    };
+  }
+  if (label === 'no filters (T = 1)') return makeTransformersStepFor(hf, { temperature: 1, topK: 0 });
+  if (label.startsWith('penalties')) {
+    const step = makeTransformersStepFor(hf, { temperature: 1, topK: opts.topK });
+    const rep = new hf.RepetitionPenaltyLogitsProcessor(opts.repetitionPenalty);
+    const ids = [opts.history.map((t) => BigInt(t))];
+    return (x) => {
+      const logits = new hf.Tensor('float32', x.slice(), [1, x.length]);
+      rep(ids, logits); // repetition only: transformers.js has no frequency or presence penalty
+      return step(logits.data);
+    };
+  }
+  return null;
+}
+
+/**
+ * Every configuration of the speed table at N = 151936: ours (both builds)
+ * against one softmax of the same logits with a preallocated `out` (greedy:
+ * against argmax), the obvious JavaScript for the same chain, and
+ * transformers.js where it has the steps; interleaved per configuration.
+ */
+async function benchSamplerConfigurations({ simd, base, hf }) {
   const n = 151936;
   const x = normalScores(n, 0x5eed);
-  const history = Array.from({ length: 256 }, (_, i) => (i * 7919 + (i % 3) * 13) % 1000);
-  const basic = { temperature: 0.8, topK: 40, topP: 0.95 };
-  const extra = {
-    ...basic, topNSigma: 3, xtcProbability: 0.5, xtcThreshold: 0.1, mirostat: 2, mirostatTau: 5,
-    dynatempRange: 0.3, epsilonCutoff: 1e-4, etaCutoff: 1e-4, dryMultiplier: 0.8, noRepeatNgramSize: 3, history,
-  };
-  const configs = [
-    ['basic: T 0.8, top-k 40, top-p 0.95', basic],
-    ['full chain, order hf', { ...extra, order: 'hf' }],
-    ['full chain, order llama.cpp', { ...extra, order: 'llama.cpp' }],
-  ];
-  const entries = [];
-  const samplers = [];
-  for (const [sm, label] of [[simd, 'SIMD'], [base, 'baseline']]) {
-    for (const [name, o] of configs) {
-      const s = sm.createSampler({ seed: 42, ...o });
+  const rows = [];
+  for (const [label, opts] of QUICK ? SAMPLER_CONFIGS.filter((_, i) => i % 4 === 0) : SAMPLER_CONFIGS) {
+    const greedy = opts.temperature === 0;
+    const entries = [];
+    const samplers = [];
+    for (const [sm, build] of [[simd, 'SIMD'], [base, 'baseline']]) {
+      const s = sm.createSampler({ seed: 42, ...opts });
       samplers.push(s);
-      entries.push({ name: `ours ${label} \`sample()\`, ${name}`, run: () => s.sample(x) });
+      entries.push({ name: `ours ${build}`, run: () => s.sample(x) });
+      const out = new Float32Array(n);
+      const withOut = { out };
+      entries.push({ name: `reference ${build}`, run: greedy ? () => sm.argmax(x) : () => sm.softmax(x, withOut) });
     }
+    const chain = makeObviousChain(opts, mulberry32(7));
+    entries.push({ name: 'obvious JS', run: () => chain(x) });
+    const hfStep = hf ? transformersFor(hf, label, opts) : null;
+    if (hfStep) entries.push({ name: 'transformers.js', run: () => hfStep(x), async: true });
+    log(`sampler configuration "${label}": ${entries.length} entries × ${ROUNDS} rounds`);
+    const best = await timeInterleaved(entries);
+    for (const s of samplers) s.dispose();
+    rows.push({ label, greedy, best });
   }
-  log(`sampler full chain N = ${n}: ${entries.length} entries × ${ROUNDS} rounds`);
-  const best = await timeInterleaved(entries);
-  for (const s of samplers) s.dispose();
-  const columns = [{ label: String(n), elements: n }];
-  out('### Sampling one token: every sampler step on (issue 8)');
+  out('### Sampling one token: every configuration (N = 151936)');
   out();
-  table(`Median µs per call (best of ${ROUNDS} rounds)`, columns, entries.map((e) => e.name), (r) => fmtUs(best.get(r)));
+  out(
+    `Median µs per \`sample()\` (best of ${ROUNDS} rounds); "× softmax" divides by one \`sm.softmax(x, { out })\` of the same ` +
+      'logits in the same build (greedy: by `sm.argmax(x)`), timed in the same interleaved set; the peers\' ratio is to ours SIMD.',
+  );
+  out();
+  out('| configuration | ours SIMD | × softmax | ours baseline | × softmax | softmax SIMD | obvious JS | × ours | transformers.js | × ours |');
+  out('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const { label, greedy, best } of rows) {
+    const g = (k) => best.get(k);
+    const ratio = (a, b) => `${fmtRatio(g(a) / g(b))}${greedy ? ' × argmax' : ''}`;
+    out(
+      `| ${label} | ${fmtUs(g('ours SIMD'))} | ${ratio('ours SIMD', 'reference SIMD')} | ${fmtUs(g('ours baseline'))} | ` +
+        `${ratio('ours baseline', 'reference baseline')} | ${fmtUs(g('reference SIMD'))}${greedy ? ' (argmax)' : ''} | ` +
+        `${fmtUs(g('obvious JS'))} | ${fmtRatio(g('obvious JS') / g('ours SIMD'))} | ${fmtUs(g('transformers.js'))} | ` +
+        `${fmtRatio(g('transformers.js') / g('ours SIMD'))} |`,
+    );
+  }
+  out();
 }
 
 let makeTransformersStepFor = () => {

@@ -1,3 +1,6 @@
+// smx::Sampler: the pipeline of one call (scores -> bias and penalties ->
+// candidates -> steps -> draw) and the sampler's state (options, PRNGs,
+// history, mirostat's mu). The steps are in steps/, selection in select.h.
 #include "smx/sampler.h"
 
 #include <algorithm>
@@ -6,8 +9,13 @@
 #include <cstring>
 #include <limits>
 
+#include "candidates.h"
+#include "draw.h"
+#include "kernels/dispatch.h"
 #include "select.h"
 #include "smx/softmax.h"
+#include "softmax_parts.h"
+#include "steps/steps.h"
 
 namespace smx {
 
@@ -35,140 +43,10 @@ template class Buffer<int32_t>;
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr size_t kSmallRange = 16;
-
-// Position a comes before b: higher logit first, ties by lower position (the
-// candidates are in ascending index order, so by lower index).
-struct ByLogit {
-  const float* g;
-  bool operator()(uint32_t a, uint32_t b) const { return g[a] > g[b] || (g[a] == g[b] && a < b); }
-};
-
-// Position a comes before b: smaller key first, ties by lower position.
-struct ByKey {
-  const double* k;
-  bool operator()(uint32_t a, uint32_t b) const { return k[a] < k[b] || (k[a] == k[b] && a < b); }
-};
-
-template <class Less>
-void insertion_sort(uint32_t* a, size_t n, Less less) {
-  for (size_t i = 1; i < n; ++i) {
-    const uint32_t v = a[i];
-    size_t j = i;
-    for (; j > 0 && less(v, a[j - 1]); --j) a[j] = a[j - 1];
-    a[j] = v;
-  }
-}
-
-using sel::sift_down;
-
-// Own heapsort: the fallback of the selections past their depth limit.
-template <class Less>
-void heap_sort(uint32_t* a, size_t n, Less less) {
-  for (size_t i = n / 2; i-- > 0;) sift_down(a, i, n, less);
-  for (size_t end = n; end > 1; --end) {
-    std::swap(a[0], a[end - 1]);
-    sift_down(a, 0, end - 1, less);
-  }
-}
-
-// a[0, k) = positions of the first k of g[0, m) in ByLogit order, as a heap
-// whose root a[0] is the k-th. One pass with a cached threshold: fast when
-// k << m. 1 <= k <= m.
-void heap_select_first(uint32_t* a, size_t m, size_t k, const float* g) {
-  const ByLogit less{g};
-  for (size_t i = 0; i < k; ++i) a[i] = static_cast<uint32_t>(i);
-  for (size_t i = k / 2; i-- > 0;) sift_down(a, i, k, less);
-  float threshold = g[a[0]];
-  for (size_t p = k; p < m; ++p) {
-    if (g[p] > threshold) {  // ties go to the lower position, already in the heap
-      a[0] = static_cast<uint32_t>(p);
-      sift_down(a, 0, k, less);
-      threshold = g[a[0]];
-    }
-  }
-}
-
-// Partitions a[lo, hi) (hi - lo >= 3) around the median of three; returns the
-// pivot's final place p: a[lo, p) precede a[p], a(p, hi) follow it.
-template <class Less>
-size_t partition(uint32_t* a, size_t lo, size_t hi, Less less) {
-  const size_t mid = lo + (hi - lo) / 2;
-  if (less(a[mid], a[lo])) std::swap(a[mid], a[lo]);
-  if (less(a[hi - 1], a[lo])) std::swap(a[hi - 1], a[lo]);
-  if (less(a[hi - 1], a[mid])) std::swap(a[hi - 1], a[mid]);
-  std::swap(a[mid], a[hi - 1]);
-  const uint32_t pivot = a[hi - 1];
-  size_t store = lo;
-  for (size_t i = lo; i + 1 < hi; ++i) {
-    if (less(a[i], pivot)) std::swap(a[i], a[store++]);
-  }
-  std::swap(a[store], a[hi - 1]);
-  return store;
-}
-
-int depth_limit(size_t n) {
-  int d = 16;
-  for (size_t v = n; v > 1; v >>= 1) d += 2;
-  return d;
-}
-
-// Quickselect: afterwards a[0, k) are the first k elements in the order and
-// a[k - 1] is the k-th. 1 <= k <= n.
-template <class Less>
-void select_first(uint32_t* a, size_t n, size_t k, Less less) {
-  size_t lo = 0, hi = n;
-  int depth = depth_limit(n);
-  while (hi - lo > kSmallRange) {
-    if (depth-- == 0) return heap_sort(a + lo, hi - lo, less);
-    const size_t p = partition(a, lo, hi, less);
-    if (p + 1 == k) return;
-    if (p + 1 > k)
-      hi = p;
-    else
-      lo = p + 1;
-  }
-  insertion_sort(a + lo, hi - lo, less);
-}
-
-struct Cut {
-  uint32_t pos;  // the last kept element
-  size_t rank;   // how many elements precede it, plus one
-};
-
-// The first element c in the order with mass(elements up to c) >= target > 0:
-// a quickselect that descends into the side holding the crossing. Masses are
-// double sums in a fixed (deterministic) order. If rounding keeps the sum
-// below target, the last element of the final range.
-template <class Less>
-Cut weighted_cut(uint32_t* a, size_t n, const float* w, double target, Less less) {
-  size_t lo = 0, hi = n;
-  double before = 0.0;  // mass of a[0, lo)
-  int depth = depth_limit(n);
-  while (hi - lo > kSmallRange) {
-    if (depth-- == 0) {
-      heap_sort(a + lo, hi - lo, less);
-      break;
-    }
-    const size_t p = partition(a, lo, hi, less);
-    double left = 0.0;
-    for (size_t i = lo; i < p; ++i) left += w[a[i]];
-    if (before + left >= target) {
-      hi = p;
-      continue;
-    }
-    before += left;
-    if (before + w[a[p]] >= target) return {a[p], p + 1};
-    before += w[a[p]];
-    lo = p + 1;
-  }
-  if (hi - lo <= kSmallRange) insertion_sort(a + lo, hi - lo, less);
-  for (size_t i = lo; i < hi; ++i) {
-    before += w[a[i]];
-    if (before >= target) return {a[i], i + 1};
-  }
-  return {a[hi - 1], hi};
-}
+// The draw over more candidates than kBlockDrawMin reads blocks of kDrawBlock
+// (see finish()).
+constexpr size_t kDrawBlock = 256;
+constexpr size_t kBlockDrawMin = 4096;
 
 }  // namespace
 
@@ -182,7 +60,7 @@ SampleStatus Sampler::configure(const SamplerOptions& o) {
 SampleStatus Sampler::set_logit_bias(const uint32_t* index, const float* bias, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     const float b = bias[i];
-    if (!(b - b == 0.0f || b == -kInf)) return SampleStatus::kBadOption;  // finite or -Infinity
+    if (!((b == b && b - b == 0.0f) || b == -kInf)) return SampleStatus::kBadOption;
   }
   if (!bias_index_.reserve(count) || !bias_value_.reserve(count)) return SampleStatus::kNoMemory;
   if (count > 0) {
@@ -190,6 +68,29 @@ SampleStatus Sampler::set_logit_bias(const uint32_t* index, const float* bias, s
     std::memcpy(bias_value_.data(), bias, count * sizeof(float));
   }
   bias_len_ = count;
+  return SampleStatus::kOk;
+}
+
+void Sampler::reset(uint64_t s) {
+  seed(s);
+  clear_history();
+  mu_ = 2.0 * opts_.mirostat_tau;
+}
+
+SampleStatus Sampler::set_dry_breakers(const int32_t* tokens, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (tokens[i] < 0) {
+      error_index_ = i;
+      return SampleStatus::kBadToken;
+    }
+  }
+  if (!dry_breakers_.reserve(count)) return SampleStatus::kNoMemory;
+  int32_t* b = dry_breakers_.data();
+  if (count > 0) std::memcpy(b, tokens, count * sizeof(int32_t));
+  // Non-negative: sorted as uint32 (one std::sort instantiation in the core).
+  auto* u = reinterpret_cast<uint32_t*>(b);
+  std::sort(u, u + count);
+  dry_breakers_len_ = static_cast<size_t>(std::unique(u, u + count) - u);
   return SampleStatus::kOk;
 }
 
@@ -214,15 +115,30 @@ SampleStatus Sampler::accept(const int32_t* tokens, size_t count) {
   return SampleStatus::kOk;
 }
 
+// How much history the penalties, DRY and no-repeat n-gram can read
+// (SIZE_MAX: all of it); accept() trims the rest.
+size_t Sampler::history_keep() const {
+  const SamplerOptions& o = opts_;
+  if (o.no_repeat_ngram_size > 0) return SIZE_MAX;
+  size_t keep = o.penalty_last_n < 0 ? SIZE_MAX : static_cast<size_t>(o.penalty_last_n);
+  if (o.dry_multiplier > 0.0f) {
+    keep = std::max(
+        keep, o.dry_penalty_last_n < 0 ? SIZE_MAX : static_cast<size_t>(o.dry_penalty_last_n));
+  }
+  return keep;
+}
+
 SampleStatus Sampler::reserve(size_t n) {
   if (n <= cap_) return SampleStatus::kOk;
-  const bool ok = logits_.reserve(n) && cand_.reserve(n) && g_.reserve(n) && q_.reserve(n) &&
-                  lq_.reserve(n) && key_.reserve(n) && perm_.reserve(n) && cum_.reserve(n);
+  const bool ok = logits_.reserve(n) && index_.reserve(n) && logit_.reserve(n) &&
+                  prob_.reserve(n) && logprob_.reserve(n) && key_.reserve(n) && perm_.reserve(n) &&
+                  cum_.reserve(n) && block_.reserve(n / kDrawBlock + 2);
   if (!ok) return SampleStatus::kNoMemory;
   cap_ = n;
   return SampleStatus::kOk;
 }
 
+// logits_ = scores (NaN -> kNaNScore), then the logit bias and the penalties.
 SampleStatus Sampler::load(const float* x, size_t n) {
   if (n == 0) return SampleStatus::kEmpty;
   if (n > 0x7FFFFFFFu) return SampleStatus::kBadOption;
@@ -247,276 +163,123 @@ SampleStatus Sampler::load(const float* x, size_t n) {
       }
     }
   }
-  for (size_t i = 0; i < bias_len_; ++i) {
-    const uint32_t j = bias_index_[i];
-    if (j >= n) {
-      error_index_ = j;
-      return SampleStatus::kBadToken;
-    }
-    logits_[j] = bias_value_[i] == -kInf ? -kInf : logits_[j] + bias_value_[i];
-  }
-  return apply_penalties(n);
-}
-
-SampleStatus Sampler::apply_penalties(size_t n) {
-  const SamplerOptions& o = opts_;
-  const bool neutral =
-      o.repetition_penalty == 1.0f && o.frequency_penalty == 0.0f && o.presence_penalty == 0.0f;
-  if (neutral || o.penalty_last_n == 0 || history_len_ == 0) return SampleStatus::kOk;
-  size_t w = history_len_;
-  if (o.penalty_last_n > 0) w = std::min(w, static_cast<size_t>(o.penalty_last_n));
-  if (!perm_.reserve(std::max(w, cap_))) return SampleStatus::kNoMemory;
-  uint32_t* win = perm_.data();
-  const int32_t* h = history_.data() + history_len_ - w;
-  for (size_t i = 0; i < w; ++i) {
-    if (static_cast<size_t>(h[i]) >= n) {
-      error_index_ = static_cast<size_t>(h[i]);
-      return SampleStatus::kBadToken;
-    }
-    win[i] = static_cast<uint32_t>(h[i]);
-  }
-  std::sort(win, win + w);  // integers: the result is unique
-  for (size_t i = 0; i < w;) {
-    size_t j = i;
-    while (j < w && win[j] == win[i]) ++j;
-    float& l = logits_[win[i]];
-    // Penalties move finite scores only: a masked -Infinity stays masked (and
-    // -Infinity - (-Infinity) would be NaN when a penalty overflows).
-    if (l - l == 0.0f) {
-      // A penalty never takes a finite score out of the finite range (an
-      // overflow to -Infinity would then meet -Infinity - (-Infinity) = NaN,
-      // and +Infinity would share the mass with scores that are +Infinity).
-      const float big = std::numeric_limits<float>::max();
-      if (o.repetition_penalty != 1.0f) {
-        l = l > 0.0f ? l / o.repetition_penalty : l * o.repetition_penalty;
-        l = std::min(std::max(l, -big), big);
-      }
-      l = l - (static_cast<float>(j - i) * o.frequency_penalty + o.presence_penalty);
-      l = std::min(std::max(l, -big), big);
-    }
-    i = j;
-  }
+  if (!steps::apply_logit_bias(l, n, bias_index_.data(), bias_value_.data(), bias_len_,
+                               &error_index_))
+    return SampleStatus::kBadToken;
+  if (!steps::penalties_active(opts_, history_len_)) return SampleStatus::kOk;
+  size_t window = history_len_;
+  if (opts_.penalty_last_n > 0)
+    window = std::min(window, static_cast<size_t>(opts_.penalty_last_n));
+  if (!perm_.reserve(std::max(window, cap_))) return SampleStatus::kNoMemory;
+  if (!steps::apply_penalties(l, n, opts_, {history_.data(), history_len_}, perm_.data(),
+                              &error_index_))
+    return SampleStatus::kBadToken;
   return SampleStatus::kOk;
 }
 
-void Sampler::softmax_candidates() {
-  Options so;
-  so.temperature = t_;
-  softmax(g_.data(), q_.data(), Layout{1, m_, 1}, so);
-  double total = 0.0;
-  for (size_t j = 0; j < m_; ++j) total += q_[j];
-  total_ = total;
-}
-
-// Keeps the candidates at positions p with key(p) <= key(cut) in the order,
-// in ascending index order.
-void Sampler::keep_first(size_t cut, bool by_key) {
-  size_t j = 0;
-  if (by_key) {
-    const ByKey less{key_.data()};
-    for (size_t p = 0; p < m_; ++p) {
-      if (p == cut || less(static_cast<uint32_t>(p), static_cast<uint32_t>(cut))) {
-        cand_[j] = cand_[p];
-        g_[j++] = g_[p];
-      }
-    }
-  } else {
-    const float gc = g_[cut];
-    for (size_t p = 0; p < m_; ++p) {
-      if (g_[p] > gc || (g_[p] == gc && p <= cut)) {
-        cand_[j] = cand_[p];
-        g_[j++] = g_[p];
-      }
-    }
+// Runs the steps of the order over the candidates, but the one at `skip`.
+// min_max: the candidates' min and max logit when known.
+void Sampler::run_steps(int skip, const float* min_max) {
+  const SamplerOptions& o = opts_;
+  Candidates c{cand_index_, cand_logit_, prob_.data(),  size_,
+               t_,          0.0,         index_.data(), logit_.data()};
+  if (min_max != nullptr) {
+    c.range[0] = min_max[0], c.range[1] = min_max[1];
+    c.range_known = true;
   }
-  m_ = j;
-}
-
-void Sampler::top_k(uint32_t k) {
-  const size_t kk = std::max<size_t>(k, opts_.min_keep);
-  if (k == 0 || kk >= m_) return;
-  // The first kk positions, ascending (a threshold scan or a radix select on
-  // the raw logits: no exp), then gathered in place (a[j] >= j).
-  uint32_t* a = perm_.data();
-  sel::first_k(g_.data(), m_, kk, a, reinterpret_cast<uint32_t*>(cum_.data()));
-  for (size_t j = 0; j < kk; ++j) {
-    cand_[j] = cand_[a[j]];
-    g_[j] = g_[a[j]];
-  }
-  m_ = kk;
-}
-
-void Sampler::top_p(double p) {
-  if (p >= 1.0 || m_ <= 1) return;
-  uint32_t* a = perm_.data();
-  // O(m) radix cut by mass. Its double sums run in another order than the
-  // sorted cumulative sum below, but they are exact (so equal) when every
-  // probability up to the cut is a float >= 2^-29 (a multiple of 2^-52, sums
-  // < 2); q is non-decreasing in the logit within a few ulp, so q[cut] >=
-  // 2^-27 vouches for the whole prefix. Otherwise the code below decides.
-  // total_ is the index-order sum softmax_candidates() gives, computed in the
-  // cut's first pass.
-  if (m_ > 1024) {
-    Options so;
-    so.temperature = t_;
-    softmax(g_.data(), q_.data(), Layout{1, m_, 1}, so);
-    const sel::TopPCut c = sel::top_p_cut(g_.data(), q_.data(), m_, p - kMassSlack, a,
-                                          reinterpret_cast<uint32_t*>(cum_.data()));
-    total_ = c.total;
-    if (!((p - kMassSlack) * total_ > 0.0)) return top_k(1);
-    if (c.cut.found && q_[c.cut.pos] >= 0x1p-27f) {
-      if (c.cut.rank < opts_.min_keep) return top_k(opts_.min_keep);
-      // keep_first(c.cut.pos, false), over the superset a[0, s_len) only.
-      const size_t cut = c.cut.pos;
-      const float gc = g_[cut];
-      size_t j = 0;
-      for (size_t i = 0; i < c.s_len; ++i) {
-        const size_t q = a[i];
-        if (g_[q] > gc || (g_[q] == gc && q <= cut)) {
-          cand_[j] = cand_[q];
-          g_[j++] = g_[q];
-        }
-      }
-      m_ = j;
-      return;
-    }
-  } else {
-    softmax_candidates();
-  }
-  const double target = (p - kMassSlack) * total_;
-  if (!(target > 0.0)) return top_k(1);
-  const ByLogit by_logit{g_.data()};
-  // Peaked distributions: the cut is among the first few; try growing prefixes.
-  for (size_t k = 64; k * 16 <= m_; k *= 8) {
-    heap_select_first(a, m_, k, g_.data());
-    heap_sort(a, k, by_logit);
-    double cum = 0.0;
-    for (size_t j = 0; j < k; ++j) {
-      cum += q_[a[j]];
-      if (cum >= target) {
-        if (j + 1 < opts_.min_keep) return top_k(opts_.min_keep);
-        return keep_first(a[j], false);
-      }
+  const steps::Workspace w{perm_.data(), reinterpret_cast<uint32_t*>(cum_.data()),
+                           key_.data(),  logprob_.data(),
+                           ints_.data(), o.min_keep};
+  const steps::History h{history_.data(), history_len_};
+  for (int i = 0; i < o.order_len; ++i) {
+    if (i == skip) continue;
+    switch (o.order[i]) {
+      case Step::kTemperature:
+        if (!(o.dynatemp_range > 0.0)) steps::temperature(c, o.temperature);  // else dynatemp's
+        break;
+      case Step::kTopK:
+        steps::top_k(c, w, o.top_k);
+        break;
+      case Step::kTopP:
+        steps::top_p(c, w, o.top_p);
+        break;
+      case Step::kMinP:
+        steps::min_p(c, w, o.min_p);
+        break;
+      case Step::kTypicalP:
+        steps::typical_p(c, w, o.typical_p);
+        break;
+      case Step::kTopNSigma:
+        steps::top_n_sigma(c, w, o.top_n_sigma);
+        break;
+      case Step::kXtc:
+        steps::xtc(c, w, xtc_rng_, o.xtc_probability, o.xtc_threshold);
+        break;
+      case Step::kMirostat:
+        steps::mirostat(c, w, o.mirostat, mu_, n_);
+        break;
+      case Step::kDynatemp:
+        steps::dynamic_temperature(c, w, o.temperature, o.dynatemp_range, o.dynatemp_exponent);
+        break;
+      case Step::kEpsilonCutoff:
+        steps::epsilon_cutoff(c, w, o.epsilon_cutoff);
+        break;
+      case Step::kEtaCutoff:
+        steps::eta_cutoff(c, w, o.eta_cutoff);
+        break;
+      case Step::kDry:
+        steps::dry(c, w, o, h, dry_breakers_.data(), dry_breakers_len_);
+        break;
+      case Step::kNoRepeatNgram:
+        // Every candidate banned: kAllMasked, the candidates untouched (the
+        // other steps still run, so XTC's coin moves as in any call).
+        if (!steps::no_repeat_ngram(c, w, o.no_repeat_ngram_size, h))
+          step_status_ = SampleStatus::kAllMasked;
+        break;
     }
   }
-  for (size_t i = 0; i < m_; ++i) a[i] = static_cast<uint32_t>(i);
-  const Cut c = weighted_cut(a, m_, q_.data(), target, by_logit);
-  if (c.rank < opts_.min_keep) return top_k(opts_.min_keep);
-  keep_first(c.pos, false);
+  cand_index_ = c.index, cand_logit_ = c.logit, size_ = c.size, t_ = c.t;
+  finish(c);
 }
 
-void Sampler::min_p(double mp) {
-  if (mp <= 0.0 || m_ <= 1) return;
-  softmax_candidates();
-  float qmax = 0.0f;
-  for (size_t j = 0; j < m_; ++j) qmax = std::max(qmax, q_[j]);
-  const double threshold = mp * static_cast<double>(qmax) * (1.0 - kMassSlack);
-  size_t kept = 0;
-  for (size_t j = 0; j < m_; ++j) kept += static_cast<double>(q_[j]) >= threshold;
-  if (kept < opts_.min_keep) return top_k(opts_.min_keep);
-  size_t j = 0;
-  for (size_t p = 0; p < m_; ++p) {
-    if (static_cast<double>(q_[p]) >= threshold) {
-      cand_[j] = cand_[p];
-      g_[j++] = g_[p];
+// The draw's distribution: prob_ over the final candidates. Up to
+// kBlockDrawMin of them (or with mirostat, whose update reads total_), also
+// their cumulative sums in index order (cum_) and total (total_): the draw's
+// definition. Beyond, the scaling pass also sums blocks of kDrawBlock
+// (block_[b] = the mass before block b, approximately) for draw().
+void Sampler::finish(Candidates& c) {
+  exact_ = false;
+  const SoftmaxParts parts = softmax_parts(c.logit, c.size, c.t, c.min_max(), prob_.data());
+  if (parts.kind != SoftmaxParts::Kind::kScaled || c.size <= kBlockDrawMin || opts_.mirostat != 0) {
+    if (parts.kind == SoftmaxParts::Kind::kScaled) {
+      dispatch::vscale(c.size, prob_.data(), parts.inv, prob_.data());
+    } else {
+      Options so;
+      so.temperature = c.t;
+      softmax(c.logit, prob_.data(), Layout{1, c.size, 1}, so);
     }
+    return exact_sums();
   }
-  m_ = j;
+  float* q = prob_.data();
+  double before = 0.0;
+  size_t b = 0;
+  for (size_t j = 0; j < c.size; j += kDrawBlock, ++b) {
+    block_[b] = before;
+    before += dispatch::raddstorescale(std::min(kDrawBlock, c.size - j), q + j, parts.inv, q + j);
+  }
+  block_[b] = before;
 }
 
-void Sampler::typical_p(double mass) {
-  if (mass >= 1.0 || m_ <= 1) return;
-  const double h = entropy();  // also sets q_, lq_ and total_
-  for (size_t j = 0; j < m_; ++j) {
-    const double d = -static_cast<double>(lq_[j]) - h;
-    key_[j] = d < 0.0 ? -d : d;
-  }
-  const double target = (mass - kMassSlack) * total_;
-  if (!(target > 0.0)) return top_k(1);
-  uint32_t* a = perm_.data();
-  // O(m) radix cut, used when its sums are exact (see top_p): every key is a
-  // number and every probability up to the cut is 0 or a float >= 2^-29.
-  if (m_ > 1024) {
-    const sel::MassCut c = sel::mass_cut_by_key(key_.data(), q_.data(), m_, target, a);
-    if (c.found) {
-      const double kc = key_[c.pos];
-      unsigned bad = 0;
-      for (size_t j = 0; j < m_; ++j) {
-        const double kj = key_[j];
-        const bool in = kj < kc || (kj == kc && j <= c.pos);
-        bad |= static_cast<unsigned>(kj != kj) |
-               static_cast<unsigned>(in && q_[j] != 0.0f && q_[j] < 0x1p-29f);
-      }
-      if (bad == 0) {
-        if (c.rank < opts_.min_keep) return top_k(opts_.min_keep);
-        return keep_first(c.pos, true);
-      }
-    }
-  }
-  for (size_t i = 0; i < m_; ++i) a[i] = static_cast<uint32_t>(i);
-  const Cut c = weighted_cut(a, m_, q_.data(), target, ByKey{key_.data()});
-  if (c.rank < opts_.min_keep) return top_k(opts_.min_keep);
-  keep_first(c.pos, true);
+void Sampler::exact_sums() {
+  total_ = cumulative_sums(prob_.data(), size_, cum_.data());
+  exact_ = true;
 }
 
-void Sampler::run_step(Step s) {
-  switch (s) {
-    case Step::kTemperature: {
-      if (opts_.dynatemp_range > 0.0) return;  // the dynatemp step applies it
-      const float t = opts_.temperature;
-      if (t == 0.0f) {
-        const size_t a = argmax(g_.data(), m_);
-        cand_[0] = cand_[a];
-        g_[0] = g_[a];
-        m_ = 1;
-        t_ = 1.0f;
-      } else if (t == kInf) {
-        for (size_t j = 0; j < m_; ++j) g_[j] = 0.0f;
-        t_ = 1.0f;
-      } else {
-        t_ = t;
-      }
-      return;
-    }
-    case Step::kTopK:
-      return top_k(opts_.top_k);
-    case Step::kTopP:
-      return top_p(opts_.top_p);
-    case Step::kMinP:
-      return min_p(opts_.min_p);
-    case Step::kTypicalP:
-      return typical_p(opts_.typical_p);
-    case Step::kTopNSigma:
-      return top_n_sigma();
-    case Step::kXtc:
-      return xtc();
-    case Step::kMirostat:
-      return mirostat();
-    case Step::kDynatemp:
-      return dynatemp();
-    case Step::kEpsilonCutoff:
-      return epsilon_cutoff();
-    case Step::kEtaCutoff:
-      return eta_cutoff();
-    case Step::kDry:
-      return dry();
-    case Step::kNoRepeatNgram:
-      return no_repeat_ngram();
-  }
-}
-
-void Sampler::finish() {
-  softmax_candidates();
-  double c = 0.0;
-  for (size_t j = 0; j < m_; ++j) cum_[j] = c += q_[j];
-  total_ = c;
-}
-
-SampleStatus Sampler::prepare(const float* x, size_t n) {
-  // Fast path: no bias, no penalties, and the first step past those that are
-  // off or only set the temperature is a small top-k. One read of x (a
-  // threshold scan that also finds NaN), no copy of the vocabulary, no exp
-  // before the cut: the same candidates as the general path below.
+// The fast path: no bias, no penalties, and the first step past those that are
+// off or only set the temperature is a small top-k. One read of x (a threshold
+// scan that also finds NaN), no copy of the vocabulary, no exp before the cut:
+// the same candidates as the general path. False when it does not apply.
+bool Sampler::top_k_first(const float* x, size_t n, SampleStatus* status) {
   const SamplerOptions& o = opts_;
   const auto passive = [&o](Step st) {
     switch (st) {
@@ -537,77 +300,116 @@ SampleStatus Sampler::prepare(const float* x, size_t n) {
   int first = 0;
   while (first < o.order_len && passive(o.order[first])) ++first;
   const size_t kk = std::max<size_t>(o.top_k, o.min_keep);
-  const bool penalties = !(o.repetition_penalty == 1.0f && o.frequency_penalty == 0.0f &&
-                           o.presence_penalty == 0.0f) &&
-                         o.penalty_last_n != 0 && history_len_ != 0;
-  if (first < o.order_len && o.order[first] == Step::kTopK && o.top_k != 0 && bias_len_ == 0 &&
-      !penalties && kk <= 256 && kk * 16 <= n && n <= 0x7FFFFFFFu) {
-    const SampleStatus r = reserve(n);
-    if (r != SampleStatus::kOk) return r;
-    uint32_t* a = perm_.data();
-    const size_t nan = sel::first_k_scan(x, n, kk, a);
-    if (nan != n) {
-      error_index_ = nan;
-      return SampleStatus::kNaNScore;
-    }
-    bool masked = false;
-    for (size_t j = 0; j < kk; ++j) masked |= x[a[j]] == -kInf;
-    if (!masked) {  // else fewer than kk candidates: the general path
-      for (size_t j = 0; j < kk; ++j) {
-        cand_[j] = a[j];
-        g_[j] = x[a[j]];
-      }
-      m_ = kk;
-      t_ = 1.0f;
-      for (int i = 0; i < o.order_len; ++i) {
-        if (i != first) run_step(o.order[i]);
-      }
-      finish();
-      return SampleStatus::kOk;
-    }
+  if (!(first < o.order_len && o.order[first] == Step::kTopK && o.top_k != 0 && bias_len_ == 0 &&
+        !steps::penalties_active(o, history_len_) && kk <= 256 && kk * 16 <= n && n <= 0x7FFFFFFFu))
+    return false;
+  *status = reserve(n);
+  if (*status != SampleStatus::kOk) return true;
+  uint32_t* a = perm_.data();
+  const size_t nan = sel::first_k_scan(x, n, kk, a);
+  if (nan != n) {
+    error_index_ = nan;
+    *status = SampleStatus::kNaNScore;
+    return true;
   }
-  const SampleStatus s = load(x, n);
-  if (s != SampleStatus::kOk) return s;
-  const float* l = logits_.data();
-  size_t masked = 0;
-  for (size_t i = 0; i < n; ++i) masked += l[i] == -kInf;
-  if (masked == 0) {
-    std::memcpy(g_.data(), l, n * sizeof(float));
-    uint32_t* c = cand_.data();
-    for (size_t i = 0; i < n; ++i) c[i] = static_cast<uint32_t>(i);
-    m_ = n;
-  } else {
-    m_ = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (l[i] != -kInf) {
-        cand_[m_] = static_cast<uint32_t>(i);
-        g_[m_++] = l[i];
-      }
-    }
+  for (size_t j = 0; j < kk; ++j) {
+    if (x[a[j]] == -kInf) return false;  // fewer than kk candidates: the general path
   }
-  if (m_ == 0) return SampleStatus::kAllMasked;
+  for (size_t j = 0; j < kk; ++j) {
+    index_[j] = a[j];
+    logit_[j] = x[a[j]];
+  }
+  cand_index_ = index_.data(), cand_logit_ = logit_.data();
+  size_ = kk;
   t_ = 1.0f;
-  for (int i = 0; i < opts_.order_len; ++i) run_step(opts_.order[i]);
-  finish();
+  run_steps(first, nullptr);
+  *status = SampleStatus::kOk;
+  return true;
+}
+
+// The scores after bias and penalties, checked: *src is x itself when neither
+// applies (no copy), else logits_; min_max receives their min and max.
+SampleStatus Sampler::scores_in(const float* x, size_t n, const float** src, float* min_max) {
+  if (n == 0) return SampleStatus::kEmpty;
+  if (n > 0x7FFFFFFFu) return SampleStatus::kBadOption;
+  const SampleStatus s = reserve(n);
+  if (s != SampleStatus::kOk) return s;
+  dispatch::rminmax(n, x, min_max);
+  if (min_max[1] != min_max[1]) {  // a NaN: the first one
+    for (size_t i = 0;; ++i) {
+      if (x[i] != x[i]) {
+        error_index_ = i;
+        return SampleStatus::kNaNScore;
+      }
+    }
+  }
+  *src = x;
+  if (bias_len_ == 0 && !steps::penalties_active(opts_, history_len_)) return SampleStatus::kOk;
+  float* l = logits_.data();
+  std::memcpy(l, x, n * sizeof(float));
+  if (!steps::apply_logit_bias(l, n, bias_index_.data(), bias_value_.data(), bias_len_,
+                               &error_index_))
+    return SampleStatus::kBadToken;
+  if (steps::penalties_active(opts_, history_len_)) {
+    size_t window = history_len_;
+    if (opts_.penalty_last_n > 0)
+      window = std::min(window, static_cast<size_t>(opts_.penalty_last_n));
+    if (!perm_.reserve(std::max(window, cap_))) return SampleStatus::kNoMemory;
+    if (!steps::apply_penalties(l, n, opts_, {history_.data(), history_len_}, perm_.data(),
+                                &error_index_))
+      return SampleStatus::kBadToken;
+  }
+  *src = l;
+  dispatch::rminmax(n, l, min_max);
   return SampleStatus::kOk;
 }
 
+SampleStatus Sampler::prepare(const float* x, size_t n) {
+  n_ = n;
+  step_status_ = SampleStatus::kOk;
+  const SamplerOptions& o = opts_;
+  if (n > 0 && n <= 0x7FFFFFFFu && (o.dry_multiplier > 0.0f || o.no_repeat_ngram_size > 0) &&
+      !ints_.reserve(3 * history_len_ + 1))
+    return SampleStatus::kNoMemory;
+  SampleStatus s = SampleStatus::kOk;
+  if (top_k_first(x, n, &s)) return s != SampleStatus::kOk ? s : step_status_;
+  const float* l = nullptr;
+  float mm[2];
+  s = scores_in(x, n, &l, mm);
+  if (s != SampleStatus::kOk) return s;
+  t_ = 1.0f;
+  if (mm[0] != -kInf) {  // nothing masked: the candidates are the scores themselves
+    cand_index_ = nullptr, cand_logit_ = l, size_ = n;
+    run_steps(-1, mm);
+  } else {  // every entry that is not -Infinity, ascending
+    size_t m = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (l[i] != -kInf) {
+        index_[m] = static_cast<uint32_t>(i);
+        logit_[m++] = l[i];
+      }
+    }
+    if (m == 0) return SampleStatus::kAllMasked;
+    cand_index_ = index_.data(), cand_logit_ = logit_.data(), size_ = m;
+    run_steps(-1, nullptr);
+  }
+  return step_status_;
+}
+
+// One index from the final distribution (draw.h): from the block sums when
+// they decide, else from the exact cumulative sums.
 int32_t Sampler::draw() {
-  const double target = rng_.next_double() * total_;
-  size_t lo = 0, hi = m_;
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (cum_[mid] > target)
-      hi = mid;
-    else
-      lo = mid + 1;
+  const double u = rng_.next_double();
+  size_t lo = exact_ ? size_ : draw_from_blocks(prob_.data(), size_, block_.data(), kDrawBlock, u);
+  if (lo == size_) {
+    if (!exact_) exact_sums();
+    lo = draw_exact(prob_.data(), cum_.data(), size_, u, total_);
   }
-  if (lo == m_) {  // u * total rounded up to total: the last entry with mass
-    lo = m_ - 1;
-    while (lo > 0 && q_[lo] == 0.0f) --lo;
+  if (opts_.mirostat != 0) {
+    mu_ = steps::mirostat_next_mu(mu_, opts_.mirostat_tau, opts_.mirostat_eta,
+                                  static_cast<double>(prob_[lo]) / total_);
   }
-  if (opts_.mirostat != 0) mirostat_update(lo);
-  return static_cast<int32_t>(cand_[lo]);
+  return static_cast<int32_t>(cand_index_ != nullptr ? cand_index_[lo] : lo);
 }
 
 SampleStatus Sampler::sample(const float* x, size_t n, int32_t* out) {
@@ -615,7 +417,7 @@ SampleStatus Sampler::sample(const float* x, size_t n, int32_t* out) {
 }
 
 SampleStatus Sampler::sample_many(const float* x, size_t n, size_t count, int32_t* out) {
-  const SampleStatus s = prepare_checked(x, n);
+  const SampleStatus s = prepare(x, n);
   if (s != SampleStatus::kOk) return s;
   for (size_t i = 0; i < count; ++i) out[i] = draw();
   return SampleStatus::kOk;
@@ -623,7 +425,7 @@ SampleStatus Sampler::sample_many(const float* x, size_t n, size_t count, int32_
 
 SampleStatus Sampler::sample_batch(const float* x, size_t rows, size_t n, int32_t* out) {
   for (size_t r = 0; r < rows; ++r) {
-    const SampleStatus s = prepare_checked(x + r * n, n);
+    const SampleStatus s = prepare(x + r * n, n);
     if (s != SampleStatus::kOk) {
       if (s == SampleStatus::kNaNScore) error_index_ += r * n;
       return s;
@@ -635,11 +437,15 @@ SampleStatus Sampler::sample_batch(const float* x, size_t rows, size_t n, int32_
 
 SampleStatus Sampler::probs(const float* x, size_t n, float* out) {
   const Pcg32 xtc_state = xtc_rng_;  // probs() shows what the next sample() draws from
-  const SampleStatus s = prepare_checked(x, n);
+  const SampleStatus s = prepare(x, n);
   xtc_rng_ = xtc_state;
   if (s != SampleStatus::kOk) return s;
-  for (size_t i = 0; i < n; ++i) out[i] = 0.0f;
-  for (size_t j = 0; j < m_; ++j) out[cand_[j]] = q_[j];
+  if (cand_index_ == nullptr) {
+    std::memcpy(out, prob_.data(), n * sizeof(float));
+  } else {
+    for (size_t i = 0; i < n; ++i) out[i] = 0.0f;
+    for (size_t j = 0; j < size_; ++j) out[cand_index_[j]] = prob_[j];
+  }
   return SampleStatus::kOk;
 }
 
@@ -654,27 +460,22 @@ SampleStatus Sampler::logprobs(const float* x, size_t n, size_t k, int32_t* inde
   // Before: log_softmax of the processed logits at T = 1, over the vocabulary.
   uint32_t* a = perm_.data();
   for (size_t i = 0; i < n; ++i) a[i] = static_cast<uint32_t>(i);
-  const ByLogit by_logit{logits_.data()};
-  if (k > 0) {
-    select_first(a, n, k, by_logit);
-    heap_sort(a, k, by_logit);
-  }
+  sel::sort_first_k(a, n, k, logits_.data());
   for (size_t j = 0; j < k; ++j) index[j] = static_cast<int32_t>(a[j]);
-  log_softmax(logits_.data(), lq_.data(), Layout{1, n, 1}, Options{});
-  for (size_t j = 0; j < k; ++j) before[j] = lq_[a[j]];
+  log_softmax(logits_.data(), logprob_.data(), Layout{1, n, 1}, Options{});
+  for (size_t j = 0; j < k; ++j) before[j] = logprob_[a[j]];
   // After: the final distribution (XTC's coin as the next sample() sees it).
   const Pcg32 xtc_state = xtc_rng_;
-  s = prepare_checked(x, n);
+  s = prepare(x, n);
   xtc_rng_ = xtc_state;
   if (s != SampleStatus::kOk) return s;
   Options so;
   so.temperature = t_;
-  log_softmax(g_.data(), lq_.data(), Layout{1, m_, 1}, so);
+  log_softmax(cand_logit_, logprob_.data(), Layout{1, size_, 1}, so);
+  const Candidates c{cand_index_, cand_logit_, prob_.data(), size_, t_, 0.0, nullptr, nullptr};
   for (size_t j = 0; j < k; ++j) {
-    const uint32_t* first = cand_.data();
-    const uint32_t* end = first + m_;
-    const uint32_t* it = std::lower_bound(first, end, static_cast<uint32_t>(index[j]));
-    after[j] = it != end && *it == static_cast<uint32_t>(index[j]) ? lq_[it - first] : -kInf;
+    const size_t p = c.find(static_cast<uint32_t>(index[j]));
+    after[j] = p < size_ ? logprob_[p] : -kInf;
   }
   return SampleStatus::kOk;
 }

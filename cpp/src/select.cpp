@@ -1,11 +1,11 @@
 #include "select.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
-#if SMX_USE_SIMD
-#include "kernels/simd128.h"
-#endif
+#include "kernels/dispatch.h"
+#include "select_heap.h"
 
 namespace smx {
 namespace sel {
@@ -120,9 +120,9 @@ MassCut radix_mass_cut(size_t n, const float* w, double target, Key key, const D
       sort_small(from, n, key, s);
       for (size_t i = 0; i < n; ++i) {
         before += w[s[i].pos];
-        if (before >= target) return {s[i].pos, rank + i + 1, true};
+        if (before >= target) return {s[i].pos, rank + i + 1, true, before};
       }
-      return {0, 0, false};
+      return {0, 0, false, 0.0};
     }
     std::fill(cnt, cnt + kBuckets, 0u);
     std::fill(mass, mass + kBuckets, 0.0);
@@ -148,111 +148,43 @@ MassCut radix_mass_cut(size_t n, const float* w, double target, Key key, const D
       before += mass[b];
       rank += cnt[b];
     }
-    if (b > mask) return {0, 0, false};
+    if (b > mask) return {0, 0, false, 0.0};
     n = gather(a, n, from, key, d, level, b);
     from = a;
   }
   for (size_t i = 0; i < n; ++i) {  // equal keys: ascending positions
     before += w[a[i]];
-    if (before >= target) return {a[i], rank + i + 1, true};
+    if (before >= target) return {a[i], rank + i + 1, true, before};
   }
-  return {0, 0, false};
+  return {0, 0, false, 0.0};
 }
 
-// Whether x[0, 16) holds an entry > t (kNaN: or a NaN; kGe: an entry >= t).
-// The SIMD128 build tests four lanes at a time; both give the same answer.
-template <bool kNaN, bool kGe = false>
-bool block_flag(const float* x, float t) {
-#if SMX_USE_SIMD
-  const v128_t vt = wasm_f32x4_splat(t);
-  if (kGe) {
-    v128_t ge = wasm_f32x4_ge(wasm_v128_load(x), vt);
-    ge = wasm_v128_or(ge, wasm_f32x4_ge(wasm_v128_load(x + 4), vt));
-    ge = wasm_v128_or(ge, wasm_f32x4_ge(wasm_v128_load(x + 8), vt));
-    ge = wasm_v128_or(ge, wasm_f32x4_ge(wasm_v128_load(x + 12), vt));
-    return wasm_v128_any_true(ge);
-  }
-  if (kNaN) {  // !(x <= t): above t, or NaN
-    v128_t le = wasm_f32x4_le(wasm_v128_load(x), vt);
-    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + 4), vt));
-    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + 8), vt));
-    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + 12), vt));
-    return !wasm_i32x4_all_true(le);
-  }
-  v128_t gt = wasm_f32x4_gt(wasm_v128_load(x), vt);
-  gt = wasm_v128_or(gt, wasm_f32x4_gt(wasm_v128_load(x + 4), vt));
-  gt = wasm_v128_or(gt, wasm_f32x4_gt(wasm_v128_load(x + 8), vt));
-  gt = wasm_v128_or(gt, wasm_f32x4_gt(wasm_v128_load(x + 12), vt));
-  return wasm_v128_any_true(gt);
-#else
-  unsigned flag = 0;
-  for (size_t i = 0; i < 16; ++i)
-    flag |= static_cast<unsigned>(kGe ? x[i] >= t : kNaN ? !(x[i] <= t) : x[i] > t);
-  return flag != 0;
-#endif
-}
-
-// Position a comes before b: higher logit first, ties by lower position.
-struct ByLogit {
-  const float* g;
-  bool operator()(uint32_t a, uint32_t b) const { return g[a] > g[b] || (g[a] == g[b] && a < b); }
-};
-
-// a[0, k) = the first k positions as a heap whose root is the k-th. Blocks
-// of 16 whose entries are all <= the current k-th are skipped by one
-// comparison each (vectorizable); ties go to the lower position, already in.
-void heap_first_k(const float* g, size_t m, size_t k, uint32_t* a) {
-  const ByLogit less{g};
-  for (size_t i = 0; i < k; ++i) a[i] = static_cast<uint32_t>(i);
-  for (size_t i = k / 2; i-- > 0;) sift_down(a, i, k, less);
-  float t = g[a[0]];
-  size_t p = k;
-  constexpr size_t kBlock = 16;
-  while (p < m) {
-    if (p + kBlock <= m) {
-      if (!block_flag<false>(g + p, t)) {
-        p += kBlock;
-        continue;
-      }
-    }
-    const size_t end = std::min(p + kBlock, m);
-    for (; p < end; ++p) {
-      if (g[p] > t) {
-        a[0] = static_cast<uint32_t>(p);
-        sift_down(a, 0, k, less);
-        t = g[a[0]];
-      }
-    }
-  }
-}
-
-// heap_first_k over scores that may hold NaN: !(v <= t) flags a block that
-// holds an entry above the k-th or a NaN. Returns n, or the first NaN's index.
-size_t heap_first_k_scan(const float* x, size_t n, size_t k, uint32_t* a) {
+// a[0, k) = the first k positions of x[0, n) in the order, as a heap whose root
+// is the k-th: one pass with the k-th so far as a threshold; the findabove
+// kernel skips the blocks of 16 whose entries are all <= it (ties go to the
+// lower position, already in). With kNaN, x may hold NaN (a block holding one
+// is flagged too): returns the index of the first NaN (a undefined), else n.
+// 1 <= k <= n.
+template <bool kNaN>
+size_t heap_first_k(const float* x, size_t n, size_t k, uint32_t* a) {
   for (size_t i = 0; i < k; ++i) {
-    if (x[i] != x[i]) return i;
+    if (kNaN && x[i] != x[i]) return i;
     a[i] = static_cast<uint32_t>(i);
   }
   const ByLogit less{x};
   for (size_t i = k / 2; i-- > 0;) sift_down(a, i, k, less);
   float t = x[a[0]];
   size_t p = k;
-  constexpr size_t kBlock = 16;
   while (p < n) {
-    if (p + kBlock <= n) {
-      if (!block_flag<true>(x + p, t)) {
-        p += kBlock;
-        continue;
-      }
-    }
-    const size_t end = std::min(p + kBlock, n);
+    p += dispatch::findabove(n - p, x + p, t);
+    const size_t end = std::min(p + 16, n);
     for (; p < end; ++p) {
       const float v = x[p];
       if (v > t) {
         a[0] = static_cast<uint32_t>(p);
         sift_down(a, 0, k, less);
         t = x[a[0]];
-      } else if (v != v) {
+      } else if (kNaN && v != v) {
         return p;
       }
     }
@@ -262,8 +194,12 @@ size_t heap_first_k_scan(const float* x, size_t n, size_t k, uint32_t* a) {
 
 }  // namespace
 
+void first_k_heap(const float* g, size_t m, size_t k, uint32_t* out) {
+  heap_first_k<false>(g, m, k, out);
+}
+
 size_t first_k_scan(const float* x, size_t n, size_t k, uint32_t* out) {
-  const size_t r = heap_first_k_scan(x, n, k, out);
+  const size_t r = heap_first_k<true>(x, n, k, out);
   if (r == n) std::sort(out, out + k);  // distinct integers: one result
   return r;
 }
@@ -274,7 +210,7 @@ uint32_t kth(const float* g, size_t m, size_t k, uint32_t* scratch) {
 
 void first_k(const float* g, size_t m, size_t k, uint32_t* out, uint32_t* scratch) {
   if (k * 16 <= m && k <= 256) {
-    heap_first_k(g, m, k, out);
+    heap_first_k<false>(g, m, k, out);
     std::sort(out, out + k);  // distinct integers: one result
     return;
   }
@@ -288,6 +224,10 @@ void first_k(const float* g, size_t m, size_t k, uint32_t* out, uint32_t* scratc
   }
 }
 
+size_t at_least(const float* g, size_t m, float t, uint32_t* out) {
+  return dispatch::indexge(m, g, t, out);
+}
+
 TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint32_t* s,
                   uint32_t* scratch) {
   // Level 0 with four interleaved histograms (shorter dependency chains); the
@@ -299,7 +239,7 @@ TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint3
     std::fill(cnt4[c], cnt4[c] + kBuckets, 0u);
     std::fill(mass4[c], mass4[c] + kBuckets, 0.0);
   }
-  TopPCut r{{0, 0, false}, 0.0, 0};
+  TopPCut r{{0, 0, false, 0.0}, 0.0, 0};
   double total = 0.0;
   size_t i = 0;
   for (; i + kCopies <= m; i += kCopies) {
@@ -339,13 +279,14 @@ TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint3
   float tf;
   std::memcpy(&tf, &bits, sizeof tf);
   if (tf != tf) tf = -std::numeric_limits<float>::infinity();
+  // g >= tf <=> g > the float below tf (no NaN in g); findabove skips the
+  // blocks without such an entry (none when tf is -Infinity).
+  const float below = std::nextafter(tf, -std::numeric_limits<float>::infinity());
+  const bool skip = tf != -std::numeric_limits<float>::infinity();
   size_t j = 0;
   size_t p = 0;
   while (p < m) {
-    if (p + 16 <= m && !block_flag<false, true>(g + p, tf)) {
-      p += 16;
-      continue;
-    }
+    if (skip) p += dispatch::findabove(m - p, g + p, below);
     const size_t end = std::min(p + 16, m);
     for (; p < end; ++p) {
       s[j] = static_cast<uint32_t>(p);
@@ -361,6 +302,21 @@ TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint3
 
 MassCut mass_cut(const float* g, const float* w, size_t m, double target, uint32_t* scratch) {
   return radix_mass_cut(m, w, target, KeyOfLogit{g}, kDigits32, scratch);
+}
+
+MassCut mass_cut_among(const float* g, const float* w, const uint32_t* among, size_t count,
+                       double target, uint32_t* scratch) {
+  if (count == 0) return {0, 0, false, 0.0};
+  // radix_mass_cut refines in place: from == a.
+  std::memcpy(scratch, among, count * sizeof(uint32_t));
+  return radix_mass_cut(count, w, target, KeyOfLogit{g}, kDigits32, scratch, scratch);
+}
+
+MassCut mass_cut_by_key_among(const double* key, const float* w, const uint32_t* among,
+                              size_t count, double target, uint32_t* scratch) {
+  if (count == 0) return {0, 0, false, 0.0};
+  std::memcpy(scratch, among, count * sizeof(uint32_t));
+  return radix_mass_cut(count, w, target, KeyOfDouble{key}, kDigits64, scratch, scratch);
 }
 
 MassCut mass_cut_by_key(const double* key, const float* w, size_t m, double target,

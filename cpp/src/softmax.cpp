@@ -1,36 +1,23 @@
 #include "smx/softmax.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 
-#include "kernels/exp_rr2_p6.h"
-#include "kernels/kernels.h"
+#include "kernels/dispatch.h"
+#include "math_f64.h"
+#include "softmax_parts.h"
 
 namespace smx {
 namespace {
 
-namespace k = kernels;
-
-#if SMX_USE_SIMD
-k::rmax_ukernel* const rmax = k::f32_rmax__wasmsimd_u16_acc4;
-k::rminmax_ukernel* const rminmax = k::f32_rminmax__wasmsimd_u16_acc4;
-k::raddstoreexpminusc_ukernel* const raddstoreexpminusc =
-    k::f32_raddstoreexpminusc__wasmsimd_rr2_p5_u8_acc2;
-k::raddstoreexpminusmax_ukernel* const raddstoreexpminusmax =
-    k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2;
-k::vscale_ukernel* const vscale = k::f32_vscale__wasmsimd_u8;
-k::vlogsoftmax_ukernel* const vlogsoftmax = k::f32_vlogsoftmax__wasmsimd_u8;
-#else
-k::rmax_ukernel* const rmax = k::f32_rmax__scalar_u4;
-k::rminmax_ukernel* const rminmax = k::f32_rminmax__scalar_u4;
-k::raddstoreexpminusc_ukernel* const raddstoreexpminusc =
-    k::f32_raddstoreexpminusc__scalar_rr2_p5_u8_acc2;
-k::raddstoreexpminusmax_ukernel* const raddstoreexpminusmax =
-    k::f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2;
-k::vscale_ukernel* const vscale = k::f32_vscale__scalar_u4;
-k::vlogsoftmax_ukernel* const vlogsoftmax = k::f32_vlogsoftmax__scalar_u4;
-#endif
+using dispatch::raddstoreexpminusc;
+using dispatch::raddstoreexpminusmax;
+using dispatch::rmax;
+using dispatch::rminmax;
+using dispatch::vlogsoftmax;
+using dispatch::vscale;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -90,10 +77,10 @@ Status masked_fill(float* y, size_t n, Masked policy, bool log) {
 constexpr size_t kFastPathMin = 256;
 bool fast_softmax(const float* x, size_t n, float min, float max, float* y) {
   if (n < kFastPathMin || !(max >= -1024.0f && max <= 1024.0f)) return false;
-  const float nc = (max * k::kLog2e + k::kMagic) - k::kMagic;  // round(max log2 e)
-  const bool mask = !(min >= max - 80.0f);                     // some lane may fall below 2^-126
+  const float nc = kernels::exp_shift_for(max);
+  const bool mask = !(min >= max - 80.0f);  // some lane may fall below 2^-126
   const double sum = raddstoreexpminusc(n, x, nc, mask, y);
-  const float g = k::exp_shifted<false>(max, k::kMagic + 127.0f - nc);
+  const float g = kernels::exp_minus_shift(max, nc);
   const auto inv = static_cast<float>(1.0 / sum);
   if (sum > static_cast<double>(g) * (1.0 + 0x1p-24)) {
     vscale(n, y, inv, y);
@@ -168,7 +155,7 @@ double log_sum_exp_slice(const float* x, size_t n, const Options& o) {
 Status naive_slice(const float* x, float* y, size_t n, const Options& o) {
   float sum = 0.0f;
   for (size_t i = 0; i < n; ++i) {
-    y[i] = exp_f32(o.temperature == 1.0f ? x[i] : x[i] / o.temperature);
+    y[i] = kernels::exp_f32(o.temperature == 1.0f ? x[i] : x[i] / o.temperature);
     sum += y[i];
   }
   for (size_t i = 0; i < n; ++i) y[i] = y[i] / sum;
@@ -284,7 +271,7 @@ Status softmax_steps(const float* x, size_t n, const Options& o, Steps* st) {
   st->sum = st->raw_sum = 0;
   if (n == 0) return Status::kOk;
   const Status s = stable_steps(x, n, o, st);
-  for (size_t i = 0; i < n; ++i) st->raw_sum += st->raw_exps[i] = exp_f32(st->scaled[i]);
+  for (size_t i = 0; i < n; ++i) st->raw_sum += st->raw_exps[i] = kernels::exp_f32(st->scaled[i]);
   return s;
 }
 
@@ -326,6 +313,59 @@ Status stable_steps(const float* x, size_t n, const Options& o, Steps* st) {
   return softmax_slice(x, st->probs, n, o, false);
 }
 }  // namespace
+
+float SoftmaxParts::exp_of(float x) const {
+  return fast ? kernels::exp_minus_shift(x, nc, mask) : kernels::exp_minus_max_at(x, max, t);
+}
+
+bool SoftmaxParts::logit_band(double theta, float* lo, float* hi) const {
+  if (kind != Kind::kScaled || !(theta > 0.0) || !(theta <= 1.0)) return false;
+  // q = float(e * inv) with e = exp(z) (1 + d), z = (x - s) / t: q >= theta
+  // about where z = L = log(theta sum). |d| <= (|z| + 4) 2^-24 (exp's 2.5 ulp
+  // and z's rounding); inv and the product add 2^-24 each: eps covers them
+  // with room. Beyond L +- 2 eps every rounding agrees.
+  const double l = log_f64(theta) + log_f64(sum);
+  if (!(l > -80.0) || !(l < 80.0)) return false;
+  const double eps = (l < 0.0 ? -l : l) * 0x1p-23 + 0x1p-19;
+  const double s = fast ? static_cast<double>(nc) * 0x1.62E42FEFA39EFp-1 : static_cast<double>(max);
+  const double x_lo = s + static_cast<double>(t) * (l - 2.0 * eps);
+  const double x_hi = s + static_cast<double>(t) * (l + 2.0 * eps);
+  // Floats outward: lo <= x_lo, hi >= x_hi.
+  float a = static_cast<float>(x_lo), b = static_cast<float>(x_hi);
+  if (static_cast<double>(a) > x_lo) a = std::nextafter(a, -kInf);
+  if (static_cast<double>(b) < x_hi) b = std::nextafter(b, kInf);
+  if (!(a - a == 0.0f) || !(b - b == 0.0f)) return false;
+  *lo = a, *hi = b;
+  return true;
+}
+
+SoftmaxParts softmax_parts(const float* x, size_t n, float t, const float* min_max, float* y) {
+  SoftmaxParts p;
+  float mm[2];
+  if (min_max != nullptr) {
+    mm[0] = min_max[0], mm[1] = min_max[1];
+  } else {
+    rminmax(n, x, mm);
+  }
+  const float max = mm[1];
+  if (n == 0 || !(t > 0.0f) || classify(max, t) != Case::kNormal) return p;
+  p.max = max;
+  p.t = t;
+  // The choices of softmax_slice and fast_softmax, in the same order.
+  if (t == 1.0f && n >= kFastPathMin && max >= -1024.0f && max <= 1024.0f) {
+    p.fast = true;
+    p.nc = kernels::exp_shift_for(max);
+    p.mask = !(mm[0] >= max - 80.0f);
+    p.sum = raddstoreexpminusc(n, x, p.nc, p.mask, y);
+    const float g = kernels::exp_minus_shift(max, p.nc);
+    if (!(p.sum > static_cast<double>(g) * (1.0 + 0x1p-24))) return p;  // the one-hot rounding
+  } else {
+    p.sum = raddstoreexpminusmax(n, x, max, t, y);
+  }
+  p.inv = static_cast<float>(1.0 / p.sum);
+  p.kind = SoftmaxParts::Kind::kScaled;
+  return p;
+}
 
 float sigmoid(float z) {
   const float x[2] = {z, 0.0f};

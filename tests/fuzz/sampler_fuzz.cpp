@@ -1,4 +1,4 @@
-// libFuzzer target of smx::Sampler (issue 7): bytes -> options (temperature,
+// libFuzzer target of smx::Sampler: bytes -> options (temperature,
 // top-k, top-p, min-p, typical-p, min_keep, penalties, step order), logit bias,
 // history, seed and scores rich in NaN, +-Infinity, denormals and +-FLT_MAX.
 // Invariants, not just "no crash":

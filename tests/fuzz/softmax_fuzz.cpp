@@ -1,4 +1,4 @@
-// libFuzzer target of the softmax family (issue 7): bytes -> shape, axis,
+// libFuzzer target of the softmax family: bytes -> shape, axis,
 // temperature, masked policy and a float payload rich in NaN, +-Infinity,
 // denormals and +-FLT_MAX. Calls make_layout, softmax, log_softmax,
 // log_sum_exp, softmax_naive and softmax_steps and checks invariants, not just

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "kernels/kernels.h"
+#include "math_f64.h"
 #include "reference.h"
 #include "smx/softmax.h"
 
@@ -272,7 +274,7 @@ TEST(ScalarMath, ExpF32AcrossTheWholeRange) {
   double worst = 0;
   for (float x = -110.0f; x < 89.0f; x += 0.0137f) {
     const double r = std::exp(static_cast<double>(x));
-    const float y = smx::exp_f32(x);
+    const float y = smx::kernels::exp_f32(x);
     if (r > 3.4028234663852886e38) {
       EXPECT_EQ(y, INFINITY) << x;
     } else if (r >= 0x1p-126) {
@@ -282,8 +284,8 @@ TEST(ScalarMath, ExpF32AcrossTheWholeRange) {
     }
   }
   EXPECT_LE(worst, 1.05);
-  EXPECT_EQ(smx::exp_f32(0.0f), 1.0f);
-  EXPECT_TRUE(std::isnan(smx::exp_f32(NAN)));
+  EXPECT_EQ(smx::kernels::exp_f32(0.0f), 1.0f);
+  EXPECT_TRUE(std::isnan(smx::kernels::exp_f32(NAN)));
 }
 
 TEST(ScalarMath, LogF64MatchesLibm) {
@@ -292,6 +294,34 @@ TEST(ScalarMath, LogF64MatchesLibm) {
   }
   EXPECT_EQ(smx::log_f64(0.0), -INFINITY);
   EXPECT_TRUE(std::isnan(smx::log_f64(-1.0)));
+}
+
+TEST(ScalarMath, ExpF64AndPowF64MatchLibm) {
+  for (double x = -744.0; x < 709.0; x += 0.731) {
+    const double r = std::exp(x);
+    EXPECT_NEAR(smx::exp_f64(x), r, r >= 0x1p-1022 ? 2e-15 * r : 0x1p-1074) << x;
+  }
+  EXPECT_EQ(smx::exp_f64(710.0), INFINITY);
+  EXPECT_EQ(smx::exp_f64(-746.0), 0.0);
+  EXPECT_EQ(smx::exp_f64(0.0), 1.0);
+  EXPECT_TRUE(std::isnan(smx::exp_f64(NAN)));
+  for (double x : {1e-80, 0.01, 0.5, 2.0, 3.7, 151936.0})
+    for (double y : {-3.5, -1.0, -0.2, 0.3, 1.0, 2.5})
+      EXPECT_NEAR(smx::pow_f64(x, y), std::pow(x, y), 1e-13 * std::pow(x, y)) << x << "^" << y;
+  // The limits of pow.
+  EXPECT_EQ(smx::pow_f64(0.0, 2.0), 0.0);
+  EXPECT_EQ(smx::pow_f64(0.0, -2.0), INFINITY);
+  EXPECT_EQ(smx::pow_f64(INFINITY, 0.5), INFINITY);
+  EXPECT_EQ(smx::pow_f64(INFINITY, -0.5), 0.0);
+  EXPECT_EQ(smx::pow_f64(1.0, 7.0), 1.0);
+  EXPECT_EQ(smx::pow_f64(5.0, 0.0), 1.0);
+  EXPECT_TRUE(std::isnan(smx::pow_f64(-1.0, 2.0)));
+  // Integer powers by squaring: exact where the result is representable.
+  EXPECT_EQ(smx::pow_int(1.75, 0), 1.0);
+  EXPECT_EQ(smx::pow_int(1.75, 1), 1.75);
+  EXPECT_EQ(smx::pow_int(2.0, 60), 0x1p60);
+  EXPECT_EQ(smx::pow_int(1.5, 5), 7.59375);
+  EXPECT_NEAR(smx::pow_int(1.75, 40), std::pow(1.75, 40), 1e-14 * std::pow(1.75, 40));
 }
 
 TEST(Sigmoid, EqualsTwoOptionSoftmax) {

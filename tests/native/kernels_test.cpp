@@ -1,13 +1,15 @@
 // Every kernel of kernels.inc against a double-precision reference: sizes below,
 // at and around the SIMD tile, large sizes, misaligned pointers, and inputs where
-// a naive exp overflows. The scalar and SIMD128 variant of each op must agree
-// to the bit.
+// a naive exp overflows. The variants of each op (scalar, SIMD128) must agree
+// to the bit. The variants come from kernels.inc: a kernel added there is
+// tested here (an op without a list below does not compile).
 #include "kernels/kernels.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "kernels/exp_rr2_p6.h"
@@ -16,6 +18,55 @@
 namespace k = smx::kernels;
 
 namespace {
+
+template <class Fn>
+struct Variant {
+  const char* name;
+  const char* isa;
+  Fn* fn;
+};
+
+// The scalar variant of an op, which the others must match bit for bit.
+template <class Fn>
+Fn* scalar(const std::vector<Variant<Fn>>& v) {
+  for (const auto& e : v)
+    if (std::string(e.isa) == "scalar") return e.fn;
+  return nullptr;
+}
+
+// Every variant of every op, as kernels.inc lists them.
+struct Variants {
+  std::vector<Variant<k::rmax_ukernel>> rmax;
+  std::vector<Variant<k::rminmax_ukernel>> rminmax;
+  std::vector<Variant<k::raddstoreexpminusc_ukernel>> raddstoreexpminusc;
+  std::vector<Variant<k::raddstoreexpminusmax_ukernel>> raddstoreexpminusmax;
+  std::vector<Variant<k::vscale_ukernel>> vscale;
+  std::vector<Variant<k::vlogsoftmax_ukernel>> vlogsoftmax;
+  std::vector<Variant<k::findabove_ukernel>> findabove;
+  std::vector<Variant<k::raddstorescale_ukernel>> raddstorescale;
+  std::vector<Variant<k::rsumsqdiff_ukernel>> rsumsqdiff;
+  std::vector<Variant<k::indexge_ukernel>> indexge;
+  std::vector<Variant<k::rentropy_ukernel>> rentropy;
+};
+
+const Variants& all() {
+  static const Variants v = [] {
+    Variants r;
+#define SMX_KERNEL(op, name, isa) r.op.push_back({#name, #isa, &k::name});
+#include "kernels/kernels.inc"
+#undef SMX_KERNEL
+    return r;
+  }();
+  return v;
+}
+
+TEST(Kernels, EveryOpHasAScalarAndASimdVariant) {
+  const Variants& v = all();
+  for (size_t n :
+       {v.rmax.size(), v.rminmax.size(), v.raddstoreexpminusc.size(), v.raddstoreexpminusmax.size(),
+        v.vscale.size(), v.vlogsoftmax.size(), v.findabove.size()})
+    EXPECT_EQ(n, 2u);
+}
 
 std::vector<size_t> sizes() {
   std::vector<size_t> s;
@@ -43,61 +94,69 @@ std::vector<float> make(const Input& in, size_t n, uint32_t seed) {
 }  // namespace
 
 TEST(Kernels, RaddstoreexpminusmaxMatchesDoubleAndVariantsAgree) {
-  for (const auto& in : kInputs) {
-    for (size_t n : sizes()) {
-      for (size_t offset : {0, 1}) {
-        if (n >= (1 << 20) && offset) continue;
-        auto buf = make(in, n, static_cast<uint32_t>(n * 7 + offset));
-        const float* x = buf.data() + offset;
-        const float m = k::f32_rmax__scalar_u4(n, x);
-        std::vector<float> ys(n + 1), yv(n + 1);
-        const double ss =
-            k::f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(n, x, m, 1.0f, ys.data() + offset);
-        const double sv =
-            k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(n, x, m, 1.0f, yv.data() + offset);
-        ASSERT_EQ(ref::bits(static_cast<float>(ss)), ref::bits(static_cast<float>(sv))) << n;
-        ASSERT_EQ(ss, sv) << in.name << " n=" << n;
-        double exact_sum = 0, stored_sum = 0;
-        for (size_t i = 0; i < n; ++i) {
-          const float y = yv[i + offset];
-          ASSERT_EQ(ref::bits(ys[i + offset]), ref::bits(y)) << in.name << " n=" << n << " i=" << i;
-          const double r = std::exp(static_cast<double>(x[i]) - static_cast<double>(m));
-          exact_sum += r;
-          stored_sum += y;
-          if (r >= 0x1p-126) {
-            ASSERT_LE(ref::ulps(y, r), k::kExpBoundUlp)
-                << in.name << " n=" << n << " x=" << x[i] << " m=" << m;
-          } else {
-            // Below FLT_MIN the kernel may flush to 0 (documented in exp_rr2_p6.h).
-            ASSERT_LE(std::fabs(y - r), 0x1p-126) << in.name << " x=" << x[i];
+  auto* const S = scalar(all().raddstoreexpminusmax);
+  for (const auto& variant : all().raddstoreexpminusmax) {
+    auto* const V = variant.fn;
+    for (const auto& in : kInputs) {
+      for (size_t n : sizes()) {
+        for (size_t offset : {0, 1}) {
+          if (n >= (1 << 20) && offset) continue;
+          auto buf = make(in, n, static_cast<uint32_t>(n * 7 + offset));
+          const float* x = buf.data() + offset;
+          const float m = k::f32_rmax__scalar_u4(n, x);
+          std::vector<float> ys(n + 1), yv(n + 1);
+          const double ss = S(n, x, m, 1.0f, ys.data() + offset);
+          const double sv = V(n, x, m, 1.0f, yv.data() + offset);
+          ASSERT_EQ(ref::bits(static_cast<float>(ss)), ref::bits(static_cast<float>(sv))) << n;
+          ASSERT_EQ(ss, sv) << variant.name << " " << in.name << " n=" << n;
+          double exact_sum = 0, stored_sum = 0;
+          for (size_t i = 0; i < n; ++i) {
+            const float y = yv[i + offset];
+            ASSERT_EQ(ref::bits(ys[i + offset]), ref::bits(y))
+                << variant.name << " " << in.name << " n=" << n << " i=" << i;
+            const double r = std::exp(static_cast<double>(x[i]) - static_cast<double>(m));
+            exact_sum += r;
+            stored_sum += y;
+            if (r >= 0x1p-126) {
+              ASSERT_LE(ref::ulps(y, r), k::kExpBoundUlp)
+                  << variant.name << " " << in.name << " n=" << n << " x=" << x[i] << " m=" << m;
+            } else {
+              // Below FLT_MIN the kernel may flush to 0 (documented in exp_rr2_p6.h).
+              ASSERT_LE(std::fabs(y - r), 0x1p-126)
+                  << variant.name << " " << in.name << " x=" << x[i];
+            }
           }
+          // The kernel's sum of its own outputs: float32 partials of 8 values per lane.
+          EXPECT_LE(std::fabs(sv - stored_sum), 4e-7 * stored_sum)
+              << variant.name << " " << in.name << " n=" << n;
+          EXPECT_LE(std::fabs(sv - exact_sum), 5e-7 * exact_sum)
+              << variant.name << " " << in.name << " n=" << n;
         }
-        // The kernel's sum of its own outputs: float32 partials of 8 values per lane.
-        EXPECT_LE(std::fabs(sv - stored_sum), 4e-7 * stored_sum) << in.name << " n=" << n;
-        EXPECT_LE(std::fabs(sv - exact_sum), 5e-7 * exact_sum) << in.name << " n=" << n;
       }
     }
   }
 }
 
 TEST(Kernels, RaddstoreexpminusmaxWithTemperature) {
-  for (float t : {0.3f, 2.0f, 1e-3f, 1e6f}) {
-    for (size_t n : {1, 7, 33, 1000}) {
-      auto x = ref::normal(n, 3.0, 11);
-      const float m = k::f32_rmax__scalar_u4(n, x.data());
-      std::vector<float> ys(n), yv(n);
-      const double ss =
-          k::f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(n, x.data(), m, t, ys.data());
-      const double sv =
-          k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(n, x.data(), m, t, yv.data());
-      ASSERT_EQ(ss, sv);
-      for (size_t i = 0; i < n; ++i) {
-        ASSERT_EQ(ref::bits(ys[i]), ref::bits(yv[i]));
-        const double z = (static_cast<double>(x[i]) - m) / t;
-        const double r = std::exp(z);
-        // (x - m) / t is rounded once in float32: relative error |z| 2^-24 + 1 ulp.
-        if (r >= 0x1p-126) {
-          ASSERT_LE(std::fabs(yv[i] - r) / r, std::fabs(z) * 0x1p-24 + 0x1p-23) << t;
+  auto* const S = scalar(all().raddstoreexpminusmax);
+  for (const auto& variant : all().raddstoreexpminusmax) {
+    auto* const V = variant.fn;
+    for (float t : {0.3f, 2.0f, 1e-3f, 1e6f}) {
+      for (size_t n : {1, 7, 33, 1000}) {
+        auto x = ref::normal(n, 3.0, 11);
+        const float m = k::f32_rmax__scalar_u4(n, x.data());
+        std::vector<float> ys(n), yv(n);
+        const double ss = S(n, x.data(), m, t, ys.data());
+        const double sv = V(n, x.data(), m, t, yv.data());
+        ASSERT_EQ(ss, sv);
+        for (size_t i = 0; i < n; ++i) {
+          ASSERT_EQ(ref::bits(ys[i]), ref::bits(yv[i]));
+          const double z = (static_cast<double>(x[i]) - m) / t;
+          const double r = std::exp(z);
+          // (x - m) / t is rounded once in float32: relative error |z| 2^-24 + 1 ulp.
+          if (r >= 0x1p-126) {
+            ASSERT_LE(std::fabs(yv[i] - r) / r, std::fabs(z) * 0x1p-24 + 0x1p-23) << t;
+          }
         }
       }
     }
@@ -105,66 +164,79 @@ TEST(Kernels, RaddstoreexpminusmaxWithTemperature) {
 }
 
 TEST(Kernels, RaddstoreexpminusmaxWithoutStore) {
-  auto x = ref::normal(1001, 3.0, 5);
-  const float m = k::f32_rmax__scalar_u4(x.size(), x.data());
-  std::vector<float> y(x.size());
-  const double with =
-      k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(x.size(), x.data(), m, 1.0f, y.data());
-  EXPECT_EQ(with, k::f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(x.size(), x.data(), m, 1.0f,
-                                                                       nullptr));
-  EXPECT_EQ(with, k::f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(x.size(), x.data(), m, 1.0f,
-                                                                     nullptr));
+  auto* const S = scalar(all().raddstoreexpminusmax);
+  for (const auto& variant : all().raddstoreexpminusmax) {
+    auto* const V = variant.fn;
+    auto x = ref::normal(1001, 3.0, 5);
+    const float m = k::f32_rmax__scalar_u4(x.size(), x.data());
+    std::vector<float> y(x.size());
+    const double with = V(x.size(), x.data(), m, 1.0f, y.data());
+    EXPECT_EQ(with, V(x.size(), x.data(), m, 1.0f, nullptr));
+    EXPECT_EQ(with, S(x.size(), x.data(), m, 1.0f, nullptr));
+  }
 }
 
 TEST(Kernels, RmaxMatchesAndPropagatesNaN) {
-  for (size_t n : sizes()) {
-    for (size_t offset : {0, 1}) {
-      auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n));
-      const float* x = buf.data() + offset;
-      float m = -INFINITY;
-      for (size_t i = 0; i < n; ++i) m = std::max(m, x[i]);
-      ASSERT_EQ(k::f32_rmax__scalar_u4(n, x), m);
-      ASSERT_EQ(k::f32_rmax__wasmsimd_u16_acc4(n, x), m);
-      buf[offset + (n * 5) / 7] = NAN;
-      ASSERT_TRUE(std::isnan(k::f32_rmax__scalar_u4(n, x))) << n;
-      ASSERT_TRUE(std::isnan(k::f32_rmax__wasmsimd_u16_acc4(n, x))) << n;
+  auto* const S = scalar(all().rmax);
+  for (const auto& variant : all().rmax) {
+    auto* const V = variant.fn;
+    for (size_t n : sizes()) {
+      for (size_t offset : {0, 1}) {
+        auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n));
+        const float* x = buf.data() + offset;
+        float m = -INFINITY;
+        for (size_t i = 0; i < n; ++i) m = std::max(m, x[i]);
+        ASSERT_EQ(S(n, x), m);
+        ASSERT_EQ(V(n, x), m);
+        buf[offset + (n * 5) / 7] = NAN;
+        ASSERT_TRUE(std::isnan(S(n, x))) << n;
+        ASSERT_TRUE(std::isnan(V(n, x))) << n;
+      }
     }
+    const float inf[3] = {-INFINITY, INFINITY, 1};
+    EXPECT_EQ(V(3, inf), INFINITY);
   }
-  const float inf[3] = {-INFINITY, INFINITY, 1};
-  EXPECT_EQ(k::f32_rmax__wasmsimd_u16_acc4(3, inf), INFINITY);
 }
 
 TEST(Kernels, VscaleIsOneRoundedMultiply) {
-  for (size_t n : sizes()) {
-    auto x = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n));
-    std::vector<float> ys(n + 1), yv(n + 1);
-    k::f32_vscale__scalar_u4(n, x.data() + 1, 0.37f, ys.data() + 1);
-    k::f32_vscale__wasmsimd_u8(n, x.data() + 1, 0.37f, yv.data() + 1);
-    for (size_t i = 1; i <= n; ++i) {
-      const float r =
-          static_cast<float>(static_cast<double>(x[i]) * 0.37f);  // exact product, rounded once
-      ASSERT_EQ(ref::bits(ys[i]), ref::bits(r));
-      ASSERT_EQ(ref::bits(yv[i]), ref::bits(r));
+  auto* const S = scalar(all().vscale);
+  for (const auto& variant : all().vscale) {
+    auto* const V = variant.fn;
+    for (size_t n : sizes()) {
+      auto x = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n));
+      std::vector<float> ys(n + 1), yv(n + 1);
+      S(n, x.data() + 1, 0.37f, ys.data() + 1);
+      V(n, x.data() + 1, 0.37f, yv.data() + 1);
+      for (size_t i = 1; i <= n; ++i) {
+        const float r =
+            static_cast<float>(static_cast<double>(x[i]) * 0.37f);  // exact product, rounded once
+        ASSERT_EQ(ref::bits(ys[i]), ref::bits(r));
+        ASSERT_EQ(ref::bits(yv[i]), ref::bits(r));
+      }
     }
   }
 }
 
 TEST(Kernels, VlogsoftmaxMatchesDouble) {
-  for (const auto& in : kInputs) {
-    for (size_t n : {1, 3, 4, 5, 17, 1000, 32000}) {
-      auto x = make(in, n, 3);
-      const float m = k::f32_rmax__scalar_u4(n, x.data());
-      const float c = 2.75f;
-      std::vector<float> ys(n), yv(n);
-      k::f32_vlogsoftmax__scalar_u4(n, x.data(), m, 1.0f, c, ys.data());
-      k::f32_vlogsoftmax__wasmsimd_u8(n, x.data(), m, 1.0f, c, yv.data());
-      for (size_t i = 0; i < n; ++i) {
-        ASSERT_EQ(ref::bits(ys[i]), ref::bits(yv[i]));
-        const double r = (static_cast<double>(x[i]) - m) - c;
-        if (std::isinf(static_cast<float>(r))) {
-          ASSERT_EQ(yv[i], static_cast<float>(r)) << "overflowing x - m rounds to -Infinity";
-        } else {
-          ASSERT_LE(ref::ulps(yv[i], r), 1.0) << in.name << " " << x[i];
+  auto* const S = scalar(all().vlogsoftmax);
+  for (const auto& variant : all().vlogsoftmax) {
+    auto* const V = variant.fn;
+    for (const auto& in : kInputs) {
+      for (size_t n : {1, 3, 4, 5, 17, 1000, 32000}) {
+        auto x = make(in, n, 3);
+        const float m = k::f32_rmax__scalar_u4(n, x.data());
+        const float c = 2.75f;
+        std::vector<float> ys(n), yv(n);
+        S(n, x.data(), m, 1.0f, c, ys.data());
+        V(n, x.data(), m, 1.0f, c, yv.data());
+        for (size_t i = 0; i < n; ++i) {
+          ASSERT_EQ(ref::bits(ys[i]), ref::bits(yv[i]));
+          const double r = (static_cast<double>(x[i]) - m) - c;
+          if (std::isinf(static_cast<float>(r))) {
+            ASSERT_EQ(yv[i], static_cast<float>(r)) << "overflowing x - m rounds to -Infinity";
+          } else {
+            ASSERT_LE(ref::ulps(yv[i], r), 1.0) << in.name << " " << x[i];
+          }
         }
       }
     }
@@ -172,77 +244,210 @@ TEST(Kernels, VlogsoftmaxMatchesDouble) {
 }
 
 TEST(Kernels, RminmaxMatchesAndFlagsNaN) {
-  for (size_t n : sizes()) {
-    for (size_t offset : {0, 1}) {
-      auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 17);
-      const float* x = buf.data() + offset;
-      float lo = INFINITY, hi = -INFINITY;
-      for (size_t i = 0; i < n; ++i) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
-      float s[2], v[2];
-      k::f32_rminmax__scalar_u4(n, x, s);
-      k::f32_rminmax__wasmsimd_u16_acc4(n, x, v);
-      ASSERT_EQ(s[0], lo);
-      ASSERT_EQ(s[1], hi);
-      ASSERT_EQ(ref::bits(v[0]), ref::bits(s[0]));
-      ASSERT_EQ(ref::bits(v[1]), ref::bits(s[1]));
-      buf[offset + (n * 3) / 5] = NAN;
-      k::f32_rminmax__scalar_u4(n, x, s);
-      k::f32_rminmax__wasmsimd_u16_acc4(n, x, v);
-      ASSERT_TRUE(std::isnan(s[1]) && std::isnan(v[1])) << n;
+  auto* const S = scalar(all().rminmax);
+  for (const auto& variant : all().rminmax) {
+    auto* const V = variant.fn;
+    for (size_t n : sizes()) {
+      for (size_t offset : {0, 1}) {
+        auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 17);
+        const float* x = buf.data() + offset;
+        float lo = INFINITY, hi = -INFINITY;
+        for (size_t i = 0; i < n; ++i) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
+        float s[2], v[2];
+        S(n, x, s);
+        V(n, x, v);
+        ASSERT_EQ(s[0], lo);
+        ASSERT_EQ(s[1], hi);
+        ASSERT_EQ(ref::bits(v[0]), ref::bits(s[0]));
+        ASSERT_EQ(ref::bits(v[1]), ref::bits(s[1]));
+        buf[offset + (n * 3) / 5] = NAN;
+        S(n, x, s);
+        V(n, x, v);
+        ASSERT_TRUE(std::isnan(s[1]) && std::isnan(v[1])) << n;
+      }
+    }
+    // Zeros of either sign come out as +0, whatever the lane order.
+    std::vector<float> z(37, -0.0f);
+    z[20] = 0.0f;
+    float v[2];
+    V(z.size(), z.data(), v);
+    EXPECT_EQ(ref::bits(v[0]), 0u);
+    EXPECT_EQ(ref::bits(v[1]), 0u);
+    const float inf[4] = {-INFINITY, 2, INFINITY, -INFINITY};
+    V(4, inf, v);
+    EXPECT_EQ(v[0], -INFINITY);
+    EXPECT_EQ(v[1], INFINITY);
+  }
+}
+
+TEST(Kernels, RaddstorescaleStoresVscaleBitsAndSumsThem) {
+  auto* const S = scalar(all().raddstorescale);
+  for (const auto& v : all().raddstorescale) {
+    for (size_t n : sizes()) {
+      auto x = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 9);
+      for (auto& e : x) e = std::fabs(e);
+      std::vector<float> ys(n + 1), yv(n + 1);
+      const double ss = S(n, x.data() + 1, 0.37f, ys.data() + 1);
+      const double sv = v.fn(n, x.data() + 1, 0.37f, yv.data() + 1);
+      ASSERT_EQ(ss, sv) << v.name << " n=" << n;
+      double exact = 0;
+      for (size_t i = 1; i <= n; ++i) {
+        const float r = static_cast<float>(static_cast<double>(x[i]) * 0.37f);
+        ASSERT_EQ(ref::bits(yv[i]), ref::bits(r)) << v.name << " n=" << n;
+        ASSERT_EQ(ref::bits(ys[i]), ref::bits(r));
+        exact += r;
+      }
+      // Double sums of n nonnegative terms: within n 2^-53 of the exact sum.
+      EXPECT_LE(std::fabs(sv - exact), (2.0 * n + 4) * 0x1p-53 * exact) << v.name << " n=" << n;
+      // In place.
+      std::vector<float> z(x.begin() + 1, x.end());
+      EXPECT_EQ(v.fn(n, z.data(), 0.37f, z.data()), sv);
     }
   }
-  // Zeros of either sign come out as +0, whatever the lane order.
-  std::vector<float> z(37, -0.0f);
-  z[20] = 0.0f;
-  float v[2];
-  k::f32_rminmax__wasmsimd_u16_acc4(z.size(), z.data(), v);
-  EXPECT_EQ(ref::bits(v[0]), 0u);
-  EXPECT_EQ(ref::bits(v[1]), 0u);
-  const float inf[4] = {-INFINITY, 2, INFINITY, -INFINITY};
-  k::f32_rminmax__scalar_u4(4, inf, v);
-  EXPECT_EQ(v[0], -INFINITY);
-  EXPECT_EQ(v[1], INFINITY);
+}
+
+TEST(Kernels, RsumsqdiffSumsDeviationsAndSquaresInDouble) {
+  auto* const S = scalar(all().rsumsqdiff);
+  for (const auto& v : all().rsumsqdiff) {
+    for (size_t n : sizes()) {
+      for (double offset : {0.0, 1000.0}) {
+        auto x = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 3);
+        for (auto& e : x) e = static_cast<float>(e + offset);
+        const double c = x[1] + 0.25;
+        double s[2], r[2];
+        S(n, x.data() + 1, c, s);
+        v.fn(n, x.data() + 1, c, r);
+        ASSERT_EQ(s[0], r[0]) << v.name << " n=" << n;
+        ASSERT_EQ(s[1], r[1]) << v.name << " n=" << n;
+        long double e1 = 0, e2 = 0, a1 = 0;
+        for (size_t i = 1; i <= n; ++i) {
+          const long double d = static_cast<long double>(x[i]) - c;
+          e1 += d, e2 += d * d, a1 += std::fabs(static_cast<double>(d));
+        }
+        EXPECT_LE(std::fabs(static_cast<double>(r[0] - e1)),
+                  (n + 4) * 0x1p-52 * static_cast<double>(a1))
+            << v.name << " n=" << n;
+        EXPECT_LE(std::fabs(static_cast<double>(r[1] - e2)),
+                  (n + 4) * 0x1p-52 * static_cast<double>(e2))
+            << v.name << " n=" << n;
+      }
+    }
+  }
+}
+
+TEST(Kernels, RentropySumsProbabilityTimesLogSoftmax) {
+  auto* const S = scalar(all().rentropy);
+  auto* const L = scalar(all().vlogsoftmax);
+  for (const auto& v : all().rentropy) {
+    for (size_t n : sizes()) {
+      for (float t : {1.0f, 0.7f}) {
+        auto x = ref::normal(n, 3.0, static_cast<uint32_t>(n) + 31);
+        if (n > 10) x[n / 3] = -INFINITY;
+        const float m = k::f32_rmax__scalar_u4(n, x.data());
+        std::vector<float> q(n), l(n);
+        double sum = 0;
+        for (size_t i = 0; i < n; ++i) sum += q[i] = static_cast<float>(std::exp((x[i] - m) / t));
+        for (auto& e : q) e = static_cast<float>(e / sum);
+        const float c = static_cast<float>(std::log(sum));
+        L(n, x.data(), m, t, c, l.data());
+        long double want = 0;
+        for (size_t i = 0; i < n; ++i)
+          if (q[i] > 0) want += static_cast<long double>(q[i]) * l[i];
+        const double got = v.fn(n, x.data(), q.data(), m, t, c);
+        ASSERT_EQ(got, S(n, x.data(), q.data(), m, t, c)) << v.name << " n=" << n;
+        EXPECT_LE(std::fabs(static_cast<double>(got - want)),
+                  (n + 4) * 0x1p-52 * std::fabs(static_cast<double>(want)) + 1e-300)
+            << v.name << " n=" << n;
+      }
+    }
+  }
+}
+
+TEST(Kernels, IndexgeListsThePositionsAtOrAboveTheThreshold) {
+  for (const auto& v : all().indexge) {
+    for (size_t n : sizes()) {
+      for (size_t offset : {0, 1}) {
+        auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 21);
+        const float* x = buf.data() + offset;
+        for (float t : {-INFINITY, -2.0f, 0.0f, 4.0f, 9.0f, INFINITY, x[n / 2]}) {
+          std::vector<uint32_t> want;
+          for (size_t i = 0; i < n; ++i)
+            if (x[i] >= t) want.push_back(static_cast<uint32_t>(i));
+          std::vector<uint32_t> got(n);
+          const size_t count = v.fn(n, x, t, got.data());
+          got.resize(count);
+          ASSERT_EQ(got, want) << v.name << " n=" << n << " t=" << t;
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernels, FindaboveFindsTheFirstBlockAboveTheThreshold) {
+  for (const auto& v : all().findabove) {
+    for (size_t n : sizes()) {
+      for (size_t offset : {0, 1}) {
+        auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 5);
+        const float* x = buf.data() + offset;
+        for (float t : {-INFINITY, -2.0f, 0.0f, 4.0f, 9.0f, INFINITY}) {
+          // The reference: the first whole block of 16 with an entry not <= t.
+          size_t want = n - n % 16;
+          for (size_t b = 0; b + 16 <= n && want == n - n % 16; b += 16)
+            for (size_t j = 0; j < 16; ++j)
+              if (!(x[b + j] <= t)) want = b;
+          ASSERT_EQ(v.fn(n, x, t), want) << v.name << " n=" << n << " t=" << t;
+        }
+        if (n >= 40) {  // a NaN flags its block
+          buf[offset + 37] = NAN;
+          ASSERT_LE(v.fn(n, x, INFINITY), 32u) << v.name << " n=" << n;
+        }
+      }
+    }
+  }
 }
 
 TEST(Kernels, RaddstoreexpminuscMatchesDoubleAndVariantsAgree) {
-  // y = exp(x - nc ln 2) with nc = round(max log2 e), for |max| <= 1024.
-  for (double center : {0.0, 13.0, -700.0, 1020.0, -1020.0}) {
-    double worst = 0;
-    for (size_t n : sizes()) {
-      if (n > 262144) continue;
-      for (size_t offset : {0, 1}) {
-        auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) * 3 + offset);
-        for (auto& v : buf) v = static_cast<float>(v + center);
-        if (n > 8) buf[offset + n / 2] = -INFINITY;  // masked
-        const float* x = buf.data() + offset;
-        float mm[2];
-        k::f32_rminmax__scalar_u4(n, x, mm);
-        const float nc = std::nearbyint(mm[1] * k::kLog2e);
-        const double c = static_cast<double>(nc) * 0.693147180559945309417;
-        const bool mask = !(mm[0] >= mm[1] - 80.0f);
-        std::vector<float> ys(n + 1), yv(n + 1);
-        const double ss =
-            k::f32_raddstoreexpminusc__scalar_rr2_p5_u8_acc2(n, x, nc, mask, ys.data() + offset);
-        const double sv =
-            k::f32_raddstoreexpminusc__wasmsimd_rr2_p5_u8_acc2(n, x, nc, mask, yv.data() + offset);
-        ASSERT_EQ(ss, sv) << center << " n=" << n;
-        EXPECT_EQ(sv, k::f32_raddstoreexpminusc__wasmsimd_rr2_p5_u8_acc2(n, x, nc, mask, nullptr));
-        double exact = 0;
-        for (size_t i = 0; i < n; ++i) {
-          const float y = yv[i + offset];
-          ASSERT_EQ(ref::bits(ys[i + offset]), ref::bits(y)) << center << " n=" << n << " i=" << i;
-          const double r = std::exp(static_cast<double>(x[i]) - c);
-          exact += r;
-          if (r >= 0x1p-126) {
-            worst = std::max(worst, ref::ulps(y, r));
-            ASSERT_LE(ref::ulps(y, r), k::kExpShiftedBoundUlp) << center << " x=" << x[i];
-          } else {
-            ASSERT_LE(std::fabs(y - r), 0x1p-126) << center << " x=" << x[i];
+  auto* const S = scalar(all().raddstoreexpminusc);
+  for (const auto& variant : all().raddstoreexpminusc) {
+    auto* const V = variant.fn;
+    // y = exp(x - nc ln 2) with nc = round(max log2 e), for |max| <= 1024.
+    for (double center : {0.0, 13.0, -700.0, 1020.0, -1020.0}) {
+      double worst = 0;
+      for (size_t n : sizes()) {
+        if (n > 262144) continue;
+        for (size_t offset : {0, 1}) {
+          auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) * 3 + offset);
+          for (auto& v : buf) v = static_cast<float>(v + center);
+          if (n > 8) buf[offset + n / 2] = -INFINITY;  // masked
+          const float* x = buf.data() + offset;
+          float mm[2];
+          k::f32_rminmax__scalar_u4(n, x, mm);
+          const float nc = std::nearbyint(mm[1] * k::kLog2e);
+          const double c = static_cast<double>(nc) * 0.693147180559945309417;
+          const bool mask = !(mm[0] >= mm[1] - 80.0f);
+          std::vector<float> ys(n + 1), yv(n + 1);
+          const double ss = S(n, x, nc, mask, ys.data() + offset);
+          const double sv = V(n, x, nc, mask, yv.data() + offset);
+          ASSERT_EQ(ss, sv) << center << " n=" << n;
+          EXPECT_EQ(sv, V(n, x, nc, mask, nullptr));
+          double exact = 0;
+          for (size_t i = 0; i < n; ++i) {
+            const float y = yv[i + offset];
+            ASSERT_EQ(ref::bits(ys[i + offset]), ref::bits(y))
+                << center << " n=" << n << " i=" << i;
+            const double r = std::exp(static_cast<double>(x[i]) - c);
+            exact += r;
+            if (r >= 0x1p-126) {
+              worst = std::max(worst, ref::ulps(y, r));
+              ASSERT_LE(ref::ulps(y, r), k::kExpShiftedBoundUlp) << center << " x=" << x[i];
+            } else {
+              ASSERT_LE(std::fabs(y - r), 0x1p-126) << center << " x=" << x[i];
+            }
           }
+          EXPECT_LE(std::fabs(sv - exact), 5e-7 * exact) << center << " n=" << n;
         }
-        EXPECT_LE(std::fabs(sv - exact), 5e-7 * exact) << center << " n=" << n;
       }
+      std::printf("raddstoreexpminusc around %g: max error %.4f ulp\n", center, worst);
     }
-    std::printf("raddstoreexpminusc around %g: max error %.4f ulp\n", center, worst);
   }
 }

@@ -1,4 +1,4 @@
-// The golden sampling cases of the steps of issue 8 (top-n-sigma, XTC,
+// The golden sampling cases of the further steps (top-n-sigma, XTC,
 // mirostat, dynatemp, epsilon, eta, DRY, no-repeat n-gram): (scores, options,
 // seed) -> the first 1,000 sampled indices. tools/make_sampler_extra_golden.cpp
 // writes tests/golden/sampler_extra.json from the native build;
@@ -276,7 +276,8 @@ inline std::string options_json(const Case& c) {
   return s + "}";
 }
 
-// The whole golden file, byte for byte.
+// The whole golden file, byte for byte (its "about" line is the text the file
+// was written with; the sequences, not the words, are what must not move).
 inline std::string json() {
   return golden::cases_json(
       "softmax-wasm golden sequences of the sampler steps of issue 8, written by "

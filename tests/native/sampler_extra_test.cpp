@@ -1,4 +1,4 @@
-// The sampler steps of issue 8 (top-n-sigma, XTC, mirostat v1 / v2, dynamic
+// The further sampler steps (top-n-sigma, XTC, mirostat v1 / v2, dynamic
 // temperature, epsilon and eta cutoffs, DRY, no-repeat n-gram) against an
 // independent double-precision, sort-based reference written here from the
 // published definitions (llama.cpp src/llama-sampling.cpp, Hugging Face

@@ -169,7 +169,7 @@ struct Ref {
             }
           }
           break;
-        default:  // the steps of issue 8: off here (sampler_extra_test.cpp)
+        default:  // the further steps: off here (sampler_extra_test.cpp)
           break;
       }
     }

@@ -59,9 +59,6 @@ class Pcg32 {
            (1.0 / 9007199254740992.0);
   }
 
-  uint64_t state() const { return state_; }
-  uint64_t increment() const { return inc_; }
-
  private:
   uint64_t state_ = 0;
   uint64_t inc_ = 1;

@@ -32,8 +32,8 @@
 //     - typical_p m (1 = off): HF TypicalLogitsWarper: with entropy
 //       H = -sum p log p, the shortest prefix of the order by |-log p_i - H|
 //       (ties by lower index) whose mass reaches m.
-//     The steps of issue 8 (cpp/src/sampler_extra.cpp; each off by default,
-//     each a no-op when off: no PRNG output, no change):
+//     The further steps (each off by default, each a no-op when off: no PRNG
+//     output, no change):
 //     - top_n_sigma n (0 = off): llama.cpp top-n-sigma: keeps g >= max - n * std
 //       over the candidates' logits (population std, double precision).
 //     - xtc (xtc_probability pr, xtc_threshold th): llama.cpp XTC. If pr > 0,
@@ -70,14 +70,25 @@
 //     kept candidates in ascending index order: the first whose cumulative
 //     probability (a double sum in index order) exceeds u * total.
 //
-// Cost per call: O(n); nothing sorts the vocabulary (cpp/src/select.h). Top-k
-// with k <= 256 and k <= n / 16 is one 16-wide threshold scan with a k-entry
-// heap, on the raw scores when no bias or penalty applies and top-k is the
-// first active step (no copy, no exp); larger k use a radix select on
-// order-preserving keys. Top-p and typical cut by 2048-bucket mass histograms,
-// refined inside the crossing bucket; when their sums could round differently
-// from the sorted cumulative sum (a probability < 2^-29 in the prefix), the
-// previous code (growing prefixes, then a mass-weighted quickselect) decides.
+// Code: cpp/src/sampler.cpp is the pipeline above; each step is a function
+// over the candidates (cpp/src/candidates.h) in cpp/src/steps/.
+//
+// Cost per call: O(n); nothing sorts the vocabulary (cpp/src/select.h), and
+// the candidates read the scores in place until a step removes an entry (one
+// min/max pass also finds NaN and masked entries). Top-k with k <= 256 and
+// k <= n / 16 is one 16-wide threshold scan with a k-entry heap, on the raw
+// scores when no bias or penalty applies and top-k is the first active step;
+// larger k use a radix select on order-preserving keys. Where the definition
+// above sums in index order (the total, the entropy, top-n-sigma's moments,
+// the draw's cumulative sums) the steps use lane sums with a proven error
+// bound and thresholds on the logits taken from softmax's own error bounds
+// (cpp/src/softmax_parts.h), and compute the definition's sums only where
+// the bound leaves the answer open: the same results, bit for bit, at about
+// the cost of one softmax pass (tests/native/steps_test.cpp and draw_test.cpp
+// compare the two paths). Top-p and typical cut by radix mass histograms over
+// the candidates that can hold the cut; when their sums could round
+// differently from the sorted cumulative sum (a probability < 2^-29 in the
+// prefix), growing prefixes, then a mass-weighted quickselect decide.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -103,6 +114,8 @@ inline constexpr uint64_t kXtcStream = 55;
 inline constexpr int kMirostatM = 100;
 // Tolerance of "the mass reaches p" and of min-p's comparison.
 inline constexpr double kMassSlack = 1e-6;
+
+struct Candidates;  // cpp/src/candidates.h
 
 template <typename T>
 class Buffer {  // malloc-backed, so that a failed allocation is a status
@@ -168,63 +181,53 @@ class Sampler {
   SampleStatus prepare(const float* x, size_t n);
   SampleStatus reserve(size_t n);
   SampleStatus load(const float* x, size_t n);
-  SampleStatus apply_penalties(size_t n);
-  void run_step(Step s);
-  void softmax_candidates();
-  void keep_first(size_t cut_pos, bool by_key);
-  void top_k(uint32_t k);
-  void top_p(double p);
-  void min_p(double m);
-  void typical_p(double m);
-  void finish();
+  SampleStatus scores_in(const float* x, size_t n, const float** src, float* min_max);
+  bool top_k_first(const float* x, size_t n, SampleStatus* status);
+  void run_steps(int skip, const float* min_max);
+  void finish(Candidates& c);
+  void exact_sums();
   int32_t draw();
-  // sampler_extra.cpp: the steps of issue 8 and their plumbing.
-  SampleStatus prepare_checked(const float* x, size_t n);
   size_t history_keep() const;
-  void keep_where_not_below(const double* key, double threshold);
-  void top_n_sigma();
-  void xtc();
-  void mirostat();
-  void mirostat_update(size_t pos);
-  double entropy();
-  void dynatemp();
-  void epsilon_cutoff();
-  void eta_cutoff();
-  void dry();
-  void no_repeat_ngram();
 
   SamplerOptions opts_;
   Pcg32 rng_;
+  Pcg32 xtc_rng_{0, kXtcStream};  // XTC's coin
+  double mu_ = 10.0;              // mirostat: 2 tau
   Buffer<uint32_t> bias_index_;
   Buffer<float> bias_value_;
   size_t bias_len_ = 0;
   Buffer<int32_t> history_;
   size_t history_len_ = 0;
-  size_t error_index_ = 0;
-
-  // Per call, sized for n.
-  size_t cap_ = 0;
-  Buffer<float> logits_;   // scores after bias and penalties
-  Buffer<uint32_t> cand_;  // candidate indices, ascending
-  size_t m_ = 0;           // number of candidates
-  float t_ = 1.0f;         // the temperature applied so far
-  Buffer<float> g_;        // logits of the candidates (by position)
-  Buffer<float> q_;        // their probabilities
-  Buffer<float> lq_;       // their log-probabilities (typical, logprobs)
-  Buffer<double> key_;     // typical: |-log p - H| by position
-  Buffer<uint32_t> perm_;  // selection scratch: positions
-  Buffer<double> cum_;     // cumulative probabilities for the draw
-  double total_ = 0.0;
-
-  // Issue 8 (sampler_extra.cpp).
-  Pcg32 xtc_rng_{0, kXtcStream};
-  double mu_ = 10.0;              // mirostat: 2 tau
   Buffer<int32_t> dry_breakers_;  // sorted, unique
   size_t dry_breakers_len_ = 0;
+  size_t error_index_ = 0;
+
+  // Per call, sized for the vocabulary (cap_ entries).
+  size_t cap_ = 0;
   size_t n_ = 0;                                  // the vocabulary size of the call
-  SampleStatus step_status_ = SampleStatus::kOk;  // set by a step (kAllMasked, kNoMemory)
-  Buffer<int32_t> ex_i_;                          // scratch: DRY's Z array, banned tokens
-  Buffer<double> ex_d_;                           // scratch: keys by position
+  SampleStatus step_status_ = SampleStatus::kOk;  // set by a step (kAllMasked)
+  Buffer<float> logits_;                          // scores after bias and penalties
+  // The candidates (cpp/src/candidates.h): size_ of them, at temperature t_,
+  // with their indices (null: the identity) and logits (in index_ and logit_,
+  // or the caller's scores, or logits_).
+  Buffer<uint32_t> index_;
+  Buffer<float> logit_;
+  const uint32_t* cand_index_ = nullptr;
+  const float* cand_logit_ = nullptr;
+  Buffer<float> prob_;  // the final distribution over the candidates
+  size_t size_ = 0;
+  float t_ = 1.0f;
+  // The draw: exact_ (cum_ holds the cumulative sums in index order, total_
+  // their total), or block_ holds approximate prefix sums of blocks of prob_.
+  bool exact_ = false;
+  double total_ = 0.0;
+  Buffer<double> block_;
+  // Scratch of the steps (cpp/src/steps/steps.h: Workspace).
+  Buffer<float> logprob_;
+  Buffer<double> key_;
+  Buffer<uint32_t> perm_;
+  Buffer<double> cum_;    // cumulative probabilities for the draw (and selection scratch)
+  Buffer<int32_t> ints_;  // DRY's Z array and repeats, banned n-gram tokens
 };
 
 }  // namespace smx

@@ -68,10 +68,4 @@ float sigmoid(float z);
 // First index of the maximum; NaN counts as the maximum. n >= 1.
 size_t argmax(const float* x, size_t n);
 
-// exp in float32 over every input (overflow to +Infinity, underflow to 0), the
-// polynomial of the kernels with a two-step scale. Used by softmax_naive.
-float exp_f32(float x);
-// Natural log in double for x > 0, own code (no libm: same bits everywhere).
-double log_f64(double x);
-
 }  // namespace smx

@@ -21,10 +21,34 @@
 //                                    be max(x), finite; t > 0 finite. x == y allowed.
 //   vscale(n, x, s, y)              y[i] = x[i] * s
 //   vlogsoftmax(n, x, m, t, c, y)   y[i] = (x[i] - m) / t - c, with x[i] - m exact
+//   raddstorescale(n, x, s, y)      -> y[i] = x[i] * s (as vscale), returns the sum of y
+//                                    in double: two float64 lanes of the even and odd
+//                                    entries of each group of 4 (the low and high pair),
+//                                    (lo0 + lo1) + (hi0 + hi1) + the tail in order.
+//                                    y may be x.
+//   rsumsqdiff(n, x, c, out)        out[0] = sum of d, out[1] = sum of d^2 with d = x[i] - c
+//                                    in double (x[i] promoted, c a double): two float64
+//                                    lanes each for the low and high pair of each group of
+//                                    4, (lo0 + lo1) + (hi0 + hi1) + the tail in order.
+//   rentropy(n, x, q, m, t, c)      -> the sum over q[i] > 0 of q[i] * l[i] in double, l[i] =
+//                                    vlogsoftmax's output for x[i] (with m, t, c): two float64
+//                                    lanes each for the low and high pair of each group of 4,
+//                                    (lo0 + lo1) + (hi0 + hi1) + the tail in order
+//   indexge(n, x, t, out)           -> the count of i with x[i] >= t; out receives those i,
+//                                    ascending (out has room for n; entries past the count
+//                                    may be written)
+//   findabove(n, x, t)              -> the least multiple of 16, i, such that x[i, i + 16)
+//                                    holds an entry that is not <= t (above t, or NaN);
+//                                    n - n % 16 when no whole block does. A scan for the
+//                                    few entries above a threshold skips the rest 16 at a
+//                                    time.
 //
-// Pointers need no alignment. t == 1 skips the division.
+// Pointers need no alignment. t == 1 skips the division. kernels.inc lists every
+// variant; dispatch.h picks the core's; the kernel tests and the benchmark run
+// every one.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 namespace smx::kernels {
 
@@ -34,9 +58,32 @@ using raddstoreexpminusc_ukernel = double(size_t n, const float* x, float nc, bo
 using raddstoreexpminusmax_ukernel = double(size_t n, const float* x, float max, float t, float* y);
 using vscale_ukernel = void(size_t n, const float* x, float s, float* y);
 using vlogsoftmax_ukernel = void(size_t n, const float* x, float max, float t, float c, float* y);
+using findabove_ukernel = size_t(size_t n, const float* x, float t);
+using raddstorescale_ukernel = double(size_t n, const float* x, float s, float* y);
+using rsumsqdiff_ukernel = void(size_t n, const float* x, double c, double* out);
+using indexge_ukernel = size_t(size_t n, const float* x, float t, uint32_t* out);
+using rentropy_ukernel = double(size_t n, const float* x, const float* q, float max, float t,
+                                float c);
 
 #define SMX_KERNEL(op, name, isa) op##_ukernel name;
 #include "kernels.inc"
 #undef SMX_KERNEL
+
+// Scalar functions of the same polynomials, one definition each (scalar.cpp),
+// for the core, which does not see the kernels' private helpers.
+
+// exp in float32 over every input (overflow to +Infinity, underflow to 0): the
+// polynomial of the kernels with a two-step scale. softmax_naive uses it.
+float exp_f32(float x);
+// The shift of raddstoreexpminusc for a slice whose maximum is max (|max| <=
+// 1024): nc = round(max log2 e).
+float exp_shift_for(float max);
+// raddstoreexpminusc's value for one x: exp(x - nc ln 2), the same bits
+// (mask: as the kernel's mask argument).
+float exp_minus_shift(float x, float nc, bool mask = false);
+// raddstoreexpminusmax's value for one x (max = the slice's max, t > 0).
+float exp_minus_max_at(float x, float max, float t);
+// vlogsoftmax's value for one x.
+float log_softmax_at(float x, float max, float t, float c);
 
 }  // namespace smx::kernels

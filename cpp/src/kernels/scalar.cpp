@@ -97,4 +97,106 @@ void f32_vlogsoftmax__scalar_u4(size_t n, const float* x, float max, float t, fl
   for (size_t i = 0; i < n; ++i) y[i] = log_softmax_one(x[i], neg_max, t, neg_max_t, c);
 }
 
+size_t f32_findabove__scalar_u16(size_t n, const float* x, float t) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    unsigned flag = 0;  // no early exit inside a block (vectorizable)
+    for (size_t j = 0; j < 16; ++j) flag |= static_cast<unsigned>(!(x[i + j] <= t));
+    if (flag != 0) return i;
+  }
+  return i;
+}
+
+void f64_rsumsqdiff__scalar_u4(size_t n, const float* x, double c, double* out) {
+  double s[4] = {0, 0, 0, 0}, q[4] = {0, 0, 0, 0};
+  for (; n >= 4; n -= 4, x += 4) {
+    for (size_t l = 0; l < 4; ++l) {
+      const double d = static_cast<double>(x[l]) - c;
+      s[l] += d;
+      q[l] += d * d;
+    }
+  }
+  double ts = 0, tq = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - c;
+    ts += d;
+    tq += d * d;
+  }
+  out[0] = (s[0] + s[1]) + (s[2] + s[3]) + ts;
+  out[1] = (q[0] + q[1]) + (q[2] + q[3]) + tq;
+}
+
+size_t u32_indexge__scalar_u16(size_t n, const float* x, float t, uint32_t* out) {
+  size_t j = 0;
+  for (size_t i = 0; i < n; ++i) {
+    out[j] = static_cast<uint32_t>(i);
+    j += x[i] >= t;
+  }
+  return j;
+}
+
+double f64_rentropy__scalar_u4(size_t n, const float* x, const float* q, float max, float t,
+                               float c) {
+  const float neg_max = -max, neg_max_t = neg_max / t;
+  const auto term = [&](size_t i) {
+    return q[i] > 0.0f ? static_cast<double>(q[i]) *
+                             static_cast<double>(log_softmax_one(x[i], neg_max, t, neg_max_t, c))
+                       : 0.0;
+  };
+  double lo[2] = {0, 0}, hi[2] = {0, 0};
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    lo[0] += term(i), lo[1] += term(i + 1), hi[0] += term(i + 2), hi[1] += term(i + 3);
+  }
+  double tail = 0;
+  for (; i < n; ++i) tail += term(i);
+  return (lo[0] + lo[1]) + (hi[0] + hi[1]) + tail;
+}
+
+float exp_f32(float x) {
+  if (x != x) return x;
+  if (x > 0x1.62E42Ep+6f) return std::numeric_limits<float>::infinity();  // > ln(FLT_MAX)
+  if (x < -0x1.9FE368p+6f) return 0.0f;                                   // < ln(2^-150)
+  const float n = (x * kLog2e + kMagic) - kMagic;  // round(x / ln 2), in [-150, 128]
+  float r = x - n * kLn2Hi;
+  r = r - n * kLn2Lo;
+  const float p = expm1_poly(r) + 1.0f;
+  // 2^n as two normal factors, so that overflow and gradual underflow round once each.
+  const int ni = static_cast<int>(n);
+  const int n1 = ni / 2, n2 = ni - n1;
+  const float s1 = bits_float(static_cast<uint32_t>(n1 + 127) << 23);
+  const float s2 = bits_float(static_cast<uint32_t>(n2 + 127) << 23);
+  return (p * s1) * s2;
+}
+
+float exp_shift_for(float max) { return (max * kLog2e + kMagic) - kMagic; }
+
+float exp_minus_shift(float x, float nc, bool mask) {
+  const float bias = kMagic + 127.0f - nc;
+  return mask ? exp_shifted<true>(x, bias) : exp_shifted<false>(x, bias);
+}
+
+float exp_minus_max_at(float x, float max, float t) {
+  const float neg_max = -max, neg_max_t = neg_max / t;
+  return t == 1.0f ? exp_minus_max<false>(x, neg_max, t, neg_max_t)
+                   : exp_minus_max<true>(x, neg_max, t, neg_max_t);
+}
+
+float log_softmax_at(float x, float max, float t, float c) {
+  const float neg_max = -max, neg_max_t = neg_max / t;
+  return log_softmax_one(x, neg_max, t, neg_max_t, c);
+}
+
+double f32_raddstorescale__scalar_u4(size_t n, const float* x, float s, float* y) {
+  double lo[2] = {0, 0}, hi[2] = {0, 0};
+  for (; n >= 4; n -= 4, x += 4, y += 4) {
+    float a[4];
+    for (size_t l = 0; l < 4; ++l) y[l] = a[l] = x[l] * s;
+    lo[0] += a[0], lo[1] += a[1], hi[0] += a[2], hi[1] += a[3];
+  }
+  double tail = 0;
+  for (size_t i = 0; i < n; ++i) tail += y[i] = x[i] * s;
+  return (lo[0] + lo[1]) + (hi[0] + hi[1]) + tail;
+}
+
 }  // namespace smx::kernels

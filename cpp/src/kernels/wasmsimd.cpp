@@ -240,4 +240,136 @@ void f32_vlogsoftmax__wasmsimd_u8(size_t n, const float* x, float max, float t, 
   for (size_t i = 0; i < n; ++i) y[i] = log_softmax_one(x[i], neg_max_s, t, neg_max_t_s, c);
 }
 
+double f32_raddstorescale__wasmsimd_u4(size_t n, const float* x, float s, float* y) {
+  const v128_t vs = wasm_f32x4_splat(s);
+  v128_t lo = wasm_f64x2_splat(0.0), hi = lo;
+  for (; n >= 4; n -= 4, x += 4, y += 4) {
+    const v128_t a = wasm_f32x4_mul(wasm_v128_load(x), vs);
+    wasm_v128_store(y, a);
+    lo = wasm_f64x2_add(lo, wasm_f64x2_promote_low_f32x4(a));
+    hi = wasm_f64x2_add(hi, wasm_f64x2_promote_low_f32x4(high_half(a)));
+  }
+  double tail = 0;
+  for (size_t i = 0; i < n; ++i) tail += y[i] = x[i] * s;
+  return (wasm_f64x2_extract_lane(lo, 0) + wasm_f64x2_extract_lane(lo, 1)) +
+         (wasm_f64x2_extract_lane(hi, 0) + wasm_f64x2_extract_lane(hi, 1)) + tail;
+}
+
+void f64_rsumsqdiff__wasmsimd_u4(size_t n, const float* x, double c, double* out) {
+  const v128_t vc = wasm_f64x2_splat(c);
+  v128_t slo = wasm_f64x2_splat(0.0), shi = slo, qlo = slo, qhi = slo;
+  for (; n >= 4; n -= 4, x += 4) {
+    const v128_t v = wasm_v128_load(x);
+    const v128_t dlo = wasm_f64x2_sub(wasm_f64x2_promote_low_f32x4(v), vc);
+    const v128_t dhi = wasm_f64x2_sub(wasm_f64x2_promote_low_f32x4(high_half(v)), vc);
+    slo = wasm_f64x2_add(slo, dlo), shi = wasm_f64x2_add(shi, dhi);
+    qlo = wasm_f64x2_add(qlo, wasm_f64x2_mul(dlo, dlo));
+    qhi = wasm_f64x2_add(qhi, wasm_f64x2_mul(dhi, dhi));
+  }
+  double ts = 0, tq = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - c;
+    ts += d;
+    tq += d * d;
+  }
+  out[0] = (wasm_f64x2_extract_lane(slo, 0) + wasm_f64x2_extract_lane(slo, 1)) +
+           (wasm_f64x2_extract_lane(shi, 0) + wasm_f64x2_extract_lane(shi, 1)) + ts;
+  out[1] = (wasm_f64x2_extract_lane(qlo, 0) + wasm_f64x2_extract_lane(qlo, 1)) +
+           (wasm_f64x2_extract_lane(qhi, 0) + wasm_f64x2_extract_lane(qhi, 1)) + tq;
+}
+
+double f64_rentropy__wasmsimd_u4(size_t n, const float* x, const float* q, float max, float t,
+                                 float c) {
+  const float neg_max_s = -max, neg_max_t_s = neg_max_s / t;
+  const v128_t neg_max = wasm_f32x4_splat(neg_max_s), neg_max_t = wasm_f32x4_splat(neg_max_t_s);
+  const v128_t vt = wasm_f32x4_splat(t), vc = wasm_f32x4_splat(c);
+  const v128_t minus_inf = wasm_f32x4_splat(-INFINITY), zero = wasm_f32x4_splat(0.0f);
+  const bool scaled = t != 1.0f;
+  v128_t lo = wasm_f64x2_splat(0.0), hi = lo;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    v128_t z, e;
+    if (scaled) {
+      scaled_diff_x4<true>(wasm_v128_load(x + i), neg_max, vt, neg_max_t, &z, &e);
+    } else {
+      scaled_diff_x4<false>(wasm_v128_load(x + i), neg_max, vt, neg_max_t, &z, &e);
+    }
+    const v128_t r = wasm_f32x4_add(wasm_f32x4_sub(z, vc), e);
+    const v128_t l = wasm_v128_bitselect(minus_inf, r, wasm_f32x4_eq(z, minus_inf));
+    const v128_t vq = wasm_v128_load(q + i);
+    const v128_t pos = wasm_f32x4_gt(vq, zero);
+    const v128_t plo =
+        wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(vq), wasm_f64x2_promote_low_f32x4(l));
+    const v128_t phi = wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(high_half(vq)),
+                                      wasm_f64x2_promote_low_f32x4(high_half(l)));
+    lo = wasm_f64x2_add(lo, wasm_v128_and(plo, wasm_i64x2_extend_low_i32x4(pos)));
+    hi = wasm_f64x2_add(hi, wasm_v128_and(phi, wasm_i64x2_extend_high_i32x4(pos)));
+  }
+  double tail = 0;
+  for (; i < n; ++i) {
+    if (q[i] > 0.0f)
+      tail += static_cast<double>(q[i]) *
+              static_cast<double>(log_softmax_one(x[i], neg_max_s, t, neg_max_t_s, c));
+  }
+  return (wasm_f64x2_extract_lane(lo, 0) + wasm_f64x2_extract_lane(lo, 1)) +
+         (wasm_f64x2_extract_lane(hi, 0) + wasm_f64x2_extract_lane(hi, 1)) + tail;
+}
+
+namespace {
+
+// For each 4-bit lane mask, the lanes that are set, packed to the front.
+struct LaneTable {
+  uint32_t lanes[16][4];
+  uint8_t count[16];
+  constexpr LaneTable() : lanes(), count() {
+    for (int m = 0; m < 16; ++m) {
+      int k = 0;
+      for (int l = 0; l < 4; ++l)
+        if (m & (1 << l)) lanes[m][k++] = static_cast<uint32_t>(l);
+      count[m] = static_cast<uint8_t>(k);
+    }
+  }
+};
+constexpr LaneTable kLanes;
+
+}  // namespace
+
+size_t u32_indexge__wasmsimd_u16(size_t n, const float* x, float t, uint32_t* out) {
+  const v128_t vt = wasm_f32x4_splat(t);
+  size_t i = 0, j = 0;
+  for (; i + 16 <= n; i += 16) {
+    const v128_t m0 = wasm_f32x4_ge(wasm_v128_load(x + i), vt);
+    const v128_t m1 = wasm_f32x4_ge(wasm_v128_load(x + i + 4), vt);
+    const v128_t m2 = wasm_f32x4_ge(wasm_v128_load(x + i + 8), vt);
+    const v128_t m3 = wasm_f32x4_ge(wasm_v128_load(x + i + 12), vt);
+    if (!wasm_v128_any_true(wasm_v128_or(wasm_v128_or(m0, m1), wasm_v128_or(m2, m3)))) continue;
+    const v128_t ms[4] = {m0, m1, m2, m3};
+    for (size_t g = 0; g < 4; ++g) {
+      const uint32_t bits = wasm_i32x4_bitmask(ms[g]);
+      const v128_t lanes = wasm_v128_load(kLanes.lanes[bits]);
+      wasm_v128_store(out + j,
+                      wasm_i32x4_add(lanes, wasm_i32x4_splat(static_cast<int32_t>(i + 4 * g))));
+      j += kLanes.count[bits];
+    }
+  }
+  for (; i < n; ++i) {
+    out[j] = static_cast<uint32_t>(i);
+    j += x[i] >= t;
+  }
+  return j;
+}
+
+size_t f32_findabove__wasmsimd_u16(size_t n, const float* x, float t) {
+  const v128_t vt = wasm_f32x4_splat(t);
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    v128_t le = wasm_f32x4_le(wasm_v128_load(x + i), vt);
+    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + i + 4), vt));
+    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + i + 8), vt));
+    le = wasm_v128_and(le, wasm_f32x4_le(wasm_v128_load(x + i + 12), vt));
+    if (!wasm_i32x4_all_true(le)) return i;
+  }
+  return i;
+}
+
 }  // namespace smx::kernels
