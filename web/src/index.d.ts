@@ -2,7 +2,7 @@
 // against this file by tests/js/docs.test.js.
 
 /** Scores (logits): any real numbers. -Infinity means masked. */
-export type Scores = ArrayLike<number> & (number[] | Float32Array | Float64Array);
+export type Scores = readonly number[] | Float32Array | Float64Array;
 
 /** What a slice of only -Infinity entries becomes. Default 'nan', as PyTorch. */
 export type MaskedPolicy = 'nan' | 'zeros' | 'uniform' | 'throw';
@@ -64,6 +64,13 @@ export interface LoadOptions {
   locateFile?: (name: string) => string | URL;
 }
 
+/**
+ * The loaded module, as load() resolves it. A class at run time (`sm instanceof
+ * Softmax`); only load() makes one.
+ */
+export declare class Softmax {
+  private constructor();
+}
 export interface Softmax {
   /** true when the SIMD128 build runs. */
   readonly simd: boolean;
@@ -253,4 +260,13 @@ export interface Sampler {
   reset(seed?: number | bigint): void;
   /** Frees the wasm side; later calls throw. */
   dispose(): void;
+  /** The same as dispose(), for `using s = sm.createSampler(...)` (TypeScript >= 5.2). */
+  [Symbol.dispose](): void;
+}
+
+declare global {
+  interface SymbolConstructor {
+    /** Symbol.dispose: in Node >= 18.18 and 20.4, and in TypeScript's lib esnext.disposable. */
+    readonly dispose: unique symbol;
+  }
 }
