@@ -157,7 +157,7 @@ await check('README and SECURITY.md: every link ships in the tarball or points a
   }
 });
 
-const RUN_HERE = ['install', 'node-esm', 'node-cjs', 'typescript', 'page', 'csp', 'cdn', 'worker', 'transformers', 'widget', 'sampling', 'start-output', 'build-steps'];
+const RUN_HERE = ['install', 'vite-config', 'node-esm', 'node-cjs', 'typescript', 'page', 'csp', 'cdn', 'worker', 'transformers', 'widget', 'sampling', 'start-output', 'build-steps'];
 await check('README: every code block is marked with a snippet name that this test runs', () => {
   const unnamed = blocks.filter((b) => !b.name).map((b) => `line ${b.line}`);
   assert(unnamed.length === 0, `unnamed blocks: ${unnamed}`);
@@ -435,6 +435,7 @@ async function runPage(url, { init, ready = () => window.result, allowErrors = f
   page.on('console', (m) => (m.type() === 'error' ? errors.push(m.text()) : logs.push(m.text())));
   page.on('pageerror', (e) => errors.push(String(e)));
   try {
+    await page.route('**/favicon.ico', (route) => route.fulfill({ status: 204 })); // not part of what is tested
     if (init) await page.addInitScript(init);
     await page.goto(url);
     const handle = await page.waitForFunction(ready, null, { timeout: 20000 });
@@ -448,12 +449,11 @@ async function runPage(url, { init, ready = () => window.result, allowErrors = f
 const probe = `const sm = await load();
 window.result = { simd: sm.simd, p: Array.from(sm.softmax([2, 1, 0])) };`;
 
-await check("Vite: an app with the README's worker (messages posted before load() resolves) and a bare widget import, under the README's CSP", async () => {
-  const vapp = join(app, 'vite-app');
-  mkdirSync(join(vapp, 'src'), { recursive: true });
-  writeFileSync(join(vapp, 'index.html'), '<!doctype html><title>vite consumer</title><script type="module" src="/src/main.js"></script><softmax-bars scores="2, 1, 0"></softmax-bars>');
-  writeFileSync(join(vapp, 'src/worker.js'), snippet('worker'));
-  writeFileSync(join(vapp, 'src/main.js'), `import { load } from 'softmax-wasm';
+const vapp = join(app, 'vite-app');
+mkdirSync(join(vapp, 'src'), { recursive: true });
+writeFileSync(join(vapp, 'index.html'), '<!doctype html><title>vite consumer</title><script type="module" src="/src/main.js"></script><softmax-bars scores="2, 1, 0"></softmax-bars>');
+writeFileSync(join(vapp, 'src/worker.js'), snippet('worker'));
+writeFileSync(join(vapp, 'src/main.js'), `import { load } from 'softmax-wasm';
 import 'softmax-wasm/components/softmax-bars.js';
 const inputs = [[2, 1, 0], [0, 0], [1, 3]];
 const replies = [];
@@ -466,12 +466,27 @@ const el = document.querySelector('softmax-bars');
 await customElements.whenDefined('softmax-bars');
 await el.ready;
 window.result = { simd: sm.simd, p: Array.from(sm.softmax([2, 1, 0])), replies, widget: Array.from(el.value) };`);
-  writeFileSync(join(vapp, 'vite.config.js'), 'export default { worker: { format: "es" } };\n');
-  sh(join(app, 'node_modules/.bin/vite'), ['build', '--logLevel', 'error'], vapp);
-  const url = await serve(join(vapp, 'dist'), withCsp);
-  const { result: r } = await runPage(`${url}/index.html`);
+writeFileSync(join(vapp, 'vite.config.js'), snippet('vite-config'));
+function checkViteResult(r) {
   assert(r.simd === true && close(r.p) && close(r.widget), JSON.stringify(r));
   assert(r.replies.length === 3 && close(r.replies[0]) && Math.abs(r.replies[1][0] - 0.5) < 1e-7 && Math.abs(r.replies[2][1] - 0.8807971) < 1e-6, JSON.stringify(r.replies));
+}
+
+await check("Vite build with the README's config: the README's worker (messages posted before load() resolves) and a bare widget import, under the README's CSP", async () => {
+  sh(join(app, 'node_modules/.bin/vite'), ['build', '--logLevel', 'error'], vapp);
+  const url = await serve(join(vapp, 'dist'), withCsp);
+  checkViteResult((await runPage(`${url}/index.html`)).result);
+});
+
+await check("Vite dev server with the README's config: the same app", async () => {
+  const vite = await import(pathToFileURL(join(app, 'node_modules/vite/dist/node/index.js')).href);
+  const server = await vite.createServer({ root: vapp, configFile: join(vapp, 'vite.config.js'), logLevel: 'error', server: { port: 0, host: '127.0.0.1' } });
+  await server.listen();
+  try {
+    checkViteResult((await runPage(server.resolvedUrls.local[0])).result);
+  } finally {
+    await server.close();
+  }
 });
 
 // A plain page, no bundler: an import map names the package.
