@@ -30,6 +30,7 @@ import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import sirv from 'sirv';
 
+import { coreSizes, markedTable, sizeTable } from '../../bench/sizes.mjs';
 import { checkedModule, codeBlocks, matchesStated, numbersOf, printedValues, statedValue, tableExamples } from './snippets.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -116,18 +117,26 @@ await check('tarball holds the API, types, builds, generated entries, widgets, d
 });
 
 const budget = 40 * 1024;
-await check(`size budget: SIMD .wasm + glue + JS API, gzip -9, <= ${budget} bytes`, () => {
-  // The core a page loads; the adapter (web/src/transformers.js) is loaded only by those who import it.
-  const files = ['web/dist/softmax-simd.wasm', 'web/dist/softmax-simd.js', 'web/dist/wasm-feature-detect.js',
-    ...shipped.filter((f) => /^web\/src\/.*\.js$/.test(f) && f !== 'web/src/transformers.js')];
-  let total = 0;
-  for (const f of files) {
-    const n = gzipSync(readFileSync(join(root, f)), { level: 9 }).length;
-    console.log(`     ${String(n).padStart(6)} B gz  ${f}`);
-    total += n;
+await check(`size budget: SIMD .wasm + glue + JS API, gzip -9, <= ${budget} bytes; BENCHMARKS.md's table is these files`, () => {
+  // The core a page loads (bench/sizes.mjs); the transformers.js adapter is loaded only by those who import it.
+  const { rows, total } = coreSizes(root);
+  for (const r of rows) console.log(`     ${String(r.gzip).padStart(6)} B gz  ${r.file}`);
+  console.log(`     ${String(total.gzip).padStart(6)} B gz  total (budget ${budget})`);
+  assert(rows.every((r) => shipped.includes(r.file)), 'a core file is not in the tarball');
+  assert(total.gzip <= budget, `${total.gzip} > ${budget}`);
+  const ours = (table) => (table ?? '').split('\n').filter((l) => !l.includes('(peer, for scale)')).join('\n');
+  const inDoc = markedTable(readFileSync(join(root, 'BENCHMARKS.md'), 'utf8'));
+  assert(ours(inDoc) === sizeTable(root, { peers: false }), `BENCHMARKS.md's size table is not the current files': run npm run bench -- --sizes --write\n${sizeTable(root, { peers: false })}`);
+});
+
+await check('bench tooling: `npm run bench -- --help` prints the options and runs nothing, from the root and in bench/', () => {
+  for (const cwd of [root, join(root, 'bench')]) {
+    const t0 = performance.now();
+    const text = sh('npm', ['run', '--silent', 'bench', '--', '--help'], cwd);
+    assert(text.startsWith('Usage: npm run bench') && text.includes('--sizes') && performance.now() - t0 < 10000, `${cwd}: ${text.slice(0, 200)}`);
   }
-  console.log(`     ${String(total).padStart(6)} B gz  total (budget ${budget})`);
-  assert(total <= budget, `${total} > ${budget}`);
+  const bad = spawnSync('npm', ['run', '--silent', 'bench', '--', '--no-such-option'], { cwd: root, encoding: 'utf8' });
+  assert(bad.status !== 0 && bad.stderr.includes('unknown option --no-such-option'), `an unknown option: ${bad.status} ${bad.stderr}`);
 });
 
 const repoUrl = pkg.repository?.url?.replace(/^git\+/, '').replace(/\.git$/, '');
