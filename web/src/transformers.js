@@ -68,9 +68,9 @@ export function createLogitsProcessor(sm, options = {}) {
       ids.length = 0;
     }
     if (tokens.length > ids.length) {
-      const fresh = Array.from(tokens.slice(ids.length), Number);
+      const fresh = tokens.slice(ids.length); // BigInt ids, as generate() holds them, or numbers
       sampler.accept(fresh);
-      for (const t of fresh) ids.push(t);
+      for (const t of fresh) ids.push(Number(t));
     }
     return sampler;
   }
