@@ -117,16 +117,19 @@ await check('tarball holds the API, types, builds, generated entries, widgets, d
 });
 
 const budget = 40 * 1024;
-await check(`size budget: SIMD .wasm + glue + JS API, gzip -9, <= ${budget} bytes; BENCHMARKS.md's table is these files`, () => {
+await check(`size budget: SIMD .wasm + glue + JS API, gzip -9, <= ${budget} bytes`, () => {
   // The core a page loads (bench/sizes.mjs); the transformers.js adapter is loaded only by those who import it.
   const { rows, total } = coreSizes(root);
   for (const r of rows) console.log(`     ${String(r.gzip).padStart(6)} B gz  ${r.file}`);
   console.log(`     ${String(total.gzip).padStart(6)} B gz  total (budget ${budget})`);
   assert(rows.every((r) => shipped.includes(r.file)), 'a core file is not in the tarball');
   assert(total.gzip <= budget, `${total.gzip} > ${budget}`);
+});
+
+await check("BENCHMARKS.md's size table is the current files (npm run bench -- --sizes --write)", () => {
   const ours = (table) => (table ?? '').split('\n').filter((l) => !l.includes('(peer, for scale)')).join('\n');
   const inDoc = markedTable(readFileSync(join(root, 'BENCHMARKS.md'), 'utf8'));
-  assert(ours(inDoc) === sizeTable(root, { peers: false }), `BENCHMARKS.md's size table is not the current files': run npm run bench -- --sizes --write\n${sizeTable(root, { peers: false })}`);
+  assert(ours(inDoc) === sizeTable(root, { peers: false }), `the files give\n${sizeTable(root, { peers: false })}`);
 });
 
 await check('bench tooling: `npm run bench -- --help` prints the options and runs nothing, from the root and in bench/', () => {

@@ -40,8 +40,21 @@ if (!jsOnly) {
 }
 
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+
+// The two builds' glue files differ only in the .wasm name they would fetch,
+// which the loader never lets them use (it hands them a compiled module through
+// instantiateWasm). When that holds, a bundle carries one glue for both builds.
+const glue = (variant) => readFileSync(join(dist, `softmax-${variant}.js`), 'utf8');
+const oneGlue = glue('base').replaceAll('softmax-base.wasm', 'softmax-simd.wasm') === glue('simd');
+const shareGlue = {
+  name: 'one-glue',
+  setup(b) {
+    if (!oneGlue) return;
+    b.onResolve({ filter: /[/\\]softmax-base\.js$/ }, () => ({ path: join(dist, 'softmax-simd.js') }));
+  },
+};
 const banner = (what) => `// softmax-wasm ${version}: ${what}, generated from web/src by web/tools/build.mjs (MIT License).`;
-const common = { bundle: true, logLevel: 'warning', legalComments: 'none', charset: 'utf8' };
+const common = { bundle: true, logLevel: 'warning', legalComments: 'none', charset: 'utf8', plugins: [shareGlue] };
 
 // CommonJS has no import.meta: the bundle's own file URL stands in for it.
 const cjs = {
@@ -82,4 +95,4 @@ await Promise.all([
 const cts = (text) => text.replaceAll("from './index.js'", "from './softmax-wasm.cjs'");
 writeFileSync(join(dist, 'softmax-wasm.d.cts'), cts(readFileSync(join(src, 'index.d.ts'), 'utf8')));
 writeFileSync(join(dist, 'transformers.d.cts'), cts(readFileSync(join(src, 'transformers.d.ts'), 'utf8')));
-console.log(`generated ${['softmax-wasm.cjs', 'softmax-wasm.js', 'transformers.cjs', 'softmax-wasm.d.cts', 'transformers.d.cts'].map((f) => `web/dist/${f}`).join(', ')}`);
+console.log(`${oneGlue ? 'one glue for both builds; ' : ''}generated ${['softmax-wasm.cjs', 'softmax-wasm.js', 'transformers.cjs', 'softmax-wasm.d.cts', 'transformers.d.cts'].map((f) => `web/dist/${f}`).join(', ')}`);
