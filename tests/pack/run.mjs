@@ -246,13 +246,16 @@ const [a, b, base] = [await load(), await load(), await load({ simd: false })];
 const simdUrl = import.meta.resolve('softmax-wasm/softmax-simd.wasm');
 const bytes = readFileSync(fileURLToPath(simdUrl));
 const own = await load({ wasmBinary: bytes });
+const ownAgain = await load({ wasmBinary: bytes });
+const located = [await load({ locateFile: () => simdUrl }), await load({ locateFile: (name) => import.meta.resolve('softmax-wasm/' + name) })];
 let error;
 try { a.softmax([1], { top_p: 1 }); } catch (e) { error = e.constructor.name; }
-console.log(JSON.stringify({ same: a === b, cls: a instanceof Softmax, own: own !== a && own instanceof Softmax, simd: a.simd, base: base.simd,
+console.log(JSON.stringify({ same: a === b, cls: a instanceof Softmax, own: own !== a && own === ownAgain && own instanceof Softmax,
+  located: located[0] !== located[1] && located[0] !== a && located.every((l) => l.softmax([0, 0])[0] === 0.5), simd: a.simd, base: base.simd,
   p: Array.from(a.softmax([2, 1, 0])), q: Array.from(base.softmax([2, 1, 0])), r: Array.from(own.softmax([2, 1, 0])),
   baseUrl: import.meta.resolve('softmax-wasm/softmax-base.wasm').endsWith('/web/dist/softmax-base.wasm'), error }));`);
   const out = JSON.parse(node(['esm.mjs'], app));
-  assert(out.same && out.cls && out.own, `memo ${out.same}, class ${out.cls}, own instance ${out.own}`);
+  assert(out.same && out.cls && out.own && out.located, `memo ${out.same}, class ${out.cls}, wasmBinary memo ${out.own}, locateFile new each call ${out.located}`);
   assert(out.simd === true && out.base === false && out.baseUrl, JSON.stringify(out));
   assert(close(out.p) && close(out.q) && close(out.r), JSON.stringify(out));
   assert(out.error === 'TypeError', `unknown option: ${out.error}`);
