@@ -13,7 +13,8 @@
 //                    worker, the one-file build from another origin under CORS (and refused without
 //                    it), the demo served from the package
 //   transformers.js  tests/pack/transformers/: the adapter against transformers.js 4.x, end to end in
-//                    generate() with a tiny model it writes, its README snippet, and from CommonJS
+//                    generate() with a tiny model it writes, its README snippet, and from CommonJS;
+//                    onnxruntime's and transformers.js's tensors (float32, float16) and BigInt token ids
 //
 //   node tests/pack/run.mjs [--only=word]     (checks whose name contains the word, plus set-up)
 //
@@ -609,10 +610,15 @@ for (const s of servers) s.close();
 
 // ---- transformers.js ----
 const tfDir = join(work, 'transformers');
-await check('transformers.js 4.x: the adapter with its Tensor and LogitsProcessorList, in generate() and pipeline() with a tiny model, its README snippet, and from CommonJS', () => {
+/** tests/pack/transformers/ as a clean project: its pinned dependencies, then the tarball. */
+function installTransformersProject() {
+  if (existsSync(join(tfDir, 'node_modules', pkg.name))) return;
   cpSync(join(root, 'tests/pack/transformers'), tfDir, { recursive: true });
   npm(['ci'], tfDir);
   npm(['install', '--no-save', tarball], tfDir);
+}
+await check('transformers.js 4.x: the adapter with its Tensor and LogitsProcessorList, in generate() and pipeline() with a tiny model, its README snippet, and from CommonJS', () => {
+  installTransformersProject();
   const version = JSON.parse(readFileSync(join(tfDir, 'node_modules/@huggingface/transformers/package.json'), 'utf8')).version;
   assert(version.startsWith('4.') && readme.includes(`tested with ${version.split('.').slice(0, 2).join('.')}`), `transformers.js ${version}: the README names another version`);
   const out = node(['adapter-test.mjs'], tfDir);
@@ -639,6 +645,12 @@ load().then((sm) => {
   console.log(JSON.stringify(Array.from(out.data)));
 });`);
   assert(node(['--no-experimental-require-module', 'cjs.cjs'], tfDir).trim() === '[null,0,null]', 'CommonJS adapter did not keep the argmax');
+});
+
+await check('model runtimes: onnxruntime and transformers.js tensors (float32, float16) and BigInt64Array token ids', () => {
+  installTransformersProject();
+  const out = node(['runtime-tensors-test.mjs'], tfDir);
+  for (const line of out.trim().split('\n')) console.log(`     ${line}`);
 });
 
 rmSync(work, { recursive: true, force: true });
