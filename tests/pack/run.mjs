@@ -617,7 +617,7 @@ function installTransformersProject() {
   npm(['ci'], tfDir);
   npm(['install', '--no-save', tarball], tfDir);
 }
-await check('transformers.js 4.x: the adapter with its Tensor and LogitsProcessorList, in generate() and pipeline() with a tiny model, its README snippet, and from CommonJS', () => {
+await check('transformers.js 4.x: the adapter with its Tensor and LogitsProcessorList, in generate() and pipeline() with a tiny model, its README snippet, from TypeScript and from CommonJS', () => {
   installTransformersProject();
   const version = JSON.parse(readFileSync(join(tfDir, 'node_modules/@huggingface/transformers/package.json'), 'utf8')).version;
   assert(version.startsWith('4.') && readme.includes(`tested with ${version.split('.').slice(0, 2).join('.')}`), `transformers.js ${version}: the README names another version`);
@@ -634,6 +634,28 @@ globalThis.modelId = 'tiny-bigram';
   const words = text.split(' ');
   assert(text.startsWith('the cat ') && words.length === 22 && !words.includes('<eos>'), `README transformers snippet printed: ${text}`);
   assert(node(['readme-transformers.mjs'], tfDir).trim() === text, 'the same seed printed another text');
+  // From TypeScript: transformers.js's own types for generate() accept the processor in a LogitsProcessorList.
+  writeFileSync(join(tfDir, 'typed.ts'), `import { AutoModelForCausalLM, LogitsProcessorList, Tensor, env } from '@huggingface/transformers';
+import { load } from 'softmax-wasm';
+import { createLogitsProcessor } from 'softmax-wasm/transformers';
+
+env.localModelPath = new URL('../models/', import.meta.url).pathname; // this file runs from out/
+env.allowRemoteModels = false;
+const sm = await load();
+const list = new LogitsProcessorList();
+list.push(createLogitsProcessor(sm, { seed: 42, temperature: 0 }));
+const model = await AutoModelForCausalLM.from_pretrained('tiny-bigram', { dtype: 'fp32' });
+const out = await model.generate({ input_ids: new Tensor('int64', BigInt64Array.from([1n]), [1, 1]), max_new_tokens: 3, do_sample: false, logits_processor: list });
+const direct: Tensor = createLogitsProcessor(sm, { seed: 1 })([[0n]], new Tensor('float32', new Float32Array([0, 1, 2]), [1, 3]));
+console.log(JSON.stringify({ ids: (out as Tensor).tolist()[0].map(Number), kept: Array.from(direct.data as Float32Array).filter((v) => v === 0).length }));
+`);
+  writeFileSync(join(tfDir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022', 'esnext.disposable', 'dom'], types: [], skipLibCheck: true, outDir: 'out' },
+    files: ['typed.ts'],
+  }));
+  sh(join(app, 'node_modules/.bin/tsc'), ['-p', '.'], tfDir);
+  const typed = JSON.parse(node(['out/typed.js'], tfDir));
+  assert(typed.ids.length === 4 && typed.kept === 1, `TypeScript run: ${JSON.stringify(typed)}`);
   // From CommonJS: transformers.js's require entry with ours.
   writeFileSync(join(tfDir, 'cjs.cjs'), `const { Tensor, LogitsProcessorList } = require('@huggingface/transformers');
 const { load } = require('softmax-wasm');

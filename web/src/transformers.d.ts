@@ -1,11 +1,18 @@
 // Types of softmax-wasm/transformers, the logits processor for transformers.js's generate().
 import type { SamplerOptions, Softmax } from './index.js';
 
-/** Logits as transformers.js hands them to a processor: a Tensor of dims [batch, vocab] (or [batch, seq, vocab]). */
-export interface LogitsLike {
-  data: Float32Array | Float64Array;
-  dims: number[];
+/**
+ * Logits as transformers.js hands them to a processor: a Tensor of dims
+ * [batch, vocab] (or [batch, seq, vocab]). Its data must be a Float32Array or
+ * a Float64Array at run time (a TypeError otherwise), and is changed in place.
+ */
+export interface TensorLike {
+  readonly data: unknown;
+  readonly dims: readonly number[];
 }
+
+/** Token ids so far, one row per batch entry, as generate() holds them. */
+export type InputIds = ReadonlyArray<ReadonlyArray<bigint | number>>;
 
 /**
  * A transformers.js logits processor: (input_ids, logits) => logits. It draws
@@ -13,7 +20,9 @@ export interface LogitsLike {
  * token (0, every other entry -Infinity), in place.
  */
 export interface SoftmaxLogitsProcessor {
-  <T extends LogitsLike>(inputIds: ReadonlyArray<ReadonlyArray<bigint | number>>, logits: T): T;
+  <T extends TensorLike>(inputIds: InputIds, logits: T): T;
+  /** The same function under the name transformers.js's LogitsProcessor type has, so that it type-checks as one. */
+  _call<T extends TensorLike>(inputIds: InputIds, logits: T): T;
   /** Frees the samplers' wasm memory; later calls throw. */
   dispose(): void;
   [Symbol.dispose](): void;

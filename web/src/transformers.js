@@ -104,6 +104,7 @@ export function createLogitsProcessor(sm, options = {}) {
     return logits;
   }
 
+  processor._call = processor; // the name transformers.js's LogitsProcessor type gives the call
   processor.dispose = () => {
     if (disposed) return;
     disposed = true;
