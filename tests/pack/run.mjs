@@ -2,24 +2,27 @@
 // that cannot see the repository, and use it the ways users do. Prints 'ok' or
 // 'FAIL' per check and closes with 'N passed, N failed'.
 //
-//   the tarball      its files, the size budget, package.json's links and exports, the README's links
-//   Node             ES module (the README snippet and every example of the API table, checked
-//                    against the values the README prints), CommonJS under --no-experimental-require-module,
-//                    worker_threads, the exported .wasm paths
-//   TypeScript       tsc --strict as ES module (bundler and nodenext) and as CommonJS (node16), each
-//                    compiled and run, `using` included; the widgets' types
-//   browsers         (headless Chromium) a Vite app with the README's worker and a widget import, a
-//                    plain page, the no-SIMD fallback, a widget under the README's CSP, a module
-//                    worker, the one-file build from another origin under CORS (and refused without
-//                    it), the demo served from the package
-//   transformers.js  tests/pack/transformers/: the adapter against transformers.js 4.x, end to end in
-//                    generate() with a tiny model it writes, its README snippet, and from CommonJS;
-//                    onnxruntime's and transformers.js's tensors (float32, float16) and BigInt token ids
+//   the tarball      its files, the size budget, BENCHMARKS.md's size table, package.json's links and
+//                    exports, the README's links, `npm run bench -- --help`
+//   Node             ES module (the README snippet, every example of the API table and the sampling
+//                    snippet, checked against the values the README prints), what load() memoises,
+//                    CommonJS under --no-experimental-require-module, worker_threads, the exported .wasm
+//   TypeScript       tsc --strict as ES module (nodenext, bundler) and as CommonJS (node16), each
+//                    compiled and run on Node, `using` included; the widgets' types
+//   browsers         (headless Chromium) a Vite build and the Vite dev server with the README's config,
+//                    worker and a widget import; a plain page; the no-SIMD fallback; a widget under the
+//                    README's CSP; a module worker; the one-file build from another origin under CORS (and
+//                    refused without it); the demo served from the package
+//   transformers.js  tests/pack/transformers/ as a clean project: the adapter against transformers.js 4.x,
+//                    end to end in generate() and pipeline() with a tiny model it writes, its README
+//                    snippet, from TypeScript and CommonJS; onnxruntime's and transformers.js's tensors
+//                    (float32, float16) and BigInt token ids
 //
-//   node tests/pack/run.mjs [--only=word]     (checks whose name contains the word, plus set-up)
+//   node tests/pack/run.mjs [--only=word]     (checks whose name contains the word; the set-up runs anyway)
 //
 // Every code block of the README carries a `<!-- snippet: NAME -->` line and is
-// run here where a user would run it (tests/pack/snippets.mjs).
+// run here where a user would run it (tests/pack/snippets.mjs). The generated
+// files (web/tools/build.mjs --js) are rebuilt first; the wasm must be built.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -529,9 +532,10 @@ async function firstLog(url) {
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   try {
-    const message = page.waitForEvent('console', { predicate: (m) => m.type() === 'log' || (m.type() === 'error' && !!errors.push(m.text())), timeout: 20000 });
+    const message = page.waitForEvent('console', { predicate: (m) => m.type() === 'log' || m.type() === 'error', timeout: 20000 });
     await page.goto(url);
     const m = await message;
+    if (m.type() === 'error') errors.push(m.text());
     assert(errors.length === 0, `console errors: ${errors.join(' | ')}`);
     return await m.args()[0].evaluate((v) => Array.from(v));
   } finally {
