@@ -11,10 +11,11 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 
-import { AutoModelForCausalLM, AutoTokenizer, LogitsProcessorList, Tensor, env, pipeline } from '@huggingface/transformers';
+import { AutoModelForCausalLM, LogitsProcessorList, Tensor, env, pipeline } from '@huggingface/transformers';
 import { load } from 'softmax-wasm';
 import { createLogitsProcessor } from 'softmax-wasm/transformers';
 
+import { check, done } from './check.mjs';
 import { EOS, TABLE, WORDS, writeModel } from './make-model.mjs';
 
 const V = WORDS.length;
@@ -24,16 +25,6 @@ env.localModelPath = dir;
 env.allowRemoteModels = false;
 
 const sm = await load();
-let failed = false;
-async function check(name, fn) {
-  try {
-    await fn();
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed = true;
-    console.log(`FAIL ${name}\n     ${String(e?.stack ?? e).split('\n').slice(0, 8).join('\n     ')}`);
-  }
-}
 
 /** Entries kept by top-k over a row in double precision: the k largest, ties by lower index. */
 const topKSet = (row, k) => row.map((v, i) => [v, i]).sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, k).map(([, i]) => i);
@@ -172,4 +163,4 @@ await check("pipeline('text-generation') passes the processor through: the text 
   assert.equal(text, row.map((i) => WORDS[i]).join(' '));
 });
 
-process.exit(failed ? 1 : 0);
+done();

@@ -9,17 +9,9 @@ import { Tensor as HfTensor } from '@huggingface/transformers';
 import { Tensor as OrtTensor } from 'onnxruntime-common';
 import { load } from 'softmax-wasm';
 
+import { check, done } from './check.mjs';
+
 const sm = await load();
-let failed = false;
-async function check(name, fn) {
-  try {
-    await fn();
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed = true;
-    console.log(`FAIL ${name}\n     ${String(e?.stack ?? e).split('\n').slice(0, 8).join('\n     ')}`);
-  }
-}
 
 /** IEEE 754 half (binary16) bits to a number. */
 function halfToNumber(h) {
@@ -89,4 +81,4 @@ await check('BigInt64Array token ids (an input_ids tensor) in history and accept
   for (const s of [a, b, c]) s.dispose();
 });
 
-process.exit(failed ? 1 : 0);
+done();
