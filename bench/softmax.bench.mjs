@@ -1,8 +1,27 @@
 // npm run bench: softmax-wasm side by side with the web peers, in one Node process.
 //
-//   node bench/softmax.bench.mjs [--quick] [--rounds=3] [--no-native] [--no-startup] [--no-sampler]
-//   node bench/softmax.bench.mjs --only-sampler   (the sampler rows alone: no kernels, softmax, start-up)
-//   node bench/softmax.bench.mjs --only-sampler --only-configs   (the sampler configuration table alone)
+//   npm run bench -- [options]          (or: node bench/softmax.bench.mjs [options]; in bench/: npm run bench)
+//
+// Options (printed by --help, which runs nothing):
+const USAGE = `Usage: npm run bench -- [options]
+
+Times softmax-wasm (SIMD and baseline builds) side by side with TF.js wasm,
+onnxruntime-web, transformers.js and plain JavaScript, in one Node process.
+Progress goes to stderr; the Markdown report to stdout.
+
+Options:
+  --quick          fewer sizes and samples (a smoke run, about a minute)
+  --rounds=N       rounds per cell (default 3; a cell's figure is the best round)
+  --no-native      skip the native kernel figures (Google Benchmark, CMake)
+  --no-sampler     skip the sampling rows
+  --no-startup     skip start-up timing in fresh processes
+  --only-sampler   the sampling rows alone (no kernels, softmax, start-up or sizes)
+  --only-configs   with --only-sampler: the sampler configuration table alone
+  --sizes          only the download-size table (no timing; seconds)
+  --sizes --write  the same, written into BENCHMARKS.md between <!-- sizes --> and <!-- /sizes -->
+  --help           this text
+`;
+const KNOWN = ['--quick', '--no-native', '--no-sampler', '--no-startup', '--only-sampler', '--only-configs', '--sizes', '--write', '--help', '-h'];
 //
 // 1. installs bench/'s own devDependencies (npm ci) when bench/node_modules is
 //    missing or older than bench/package-lock.json; builds web/dist (npm run
@@ -17,19 +36,28 @@
 // 4. prints median µs, elements/ns, ratio peer/ours and the max relative error
 //    against a float64 reference (over reference outputs >= 1e-30);
 // 5. times sampling one token (when sm.createSampler exists), start-up in fresh
-//    processes, and the gzip -9 sizes.
-// Progress goes to stderr, the report (Markdown) to stdout.
+//    processes, and the gzip -9 sizes (bench/sizes.mjs).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+
+import { markedTable, sizeTable, withTable } from './sizes.mjs';
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = join(BENCH, '..');
 const BUILD = join(ROOT, 'build-bench');
 const argv = new Set(process.argv.slice(2));
+if (argv.has('--help') || argv.has('-h')) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const unknown = [...argv].filter((a) => !KNOWN.includes(a) && !/^--rounds=\d+$/.test(a));
+if (unknown.length) {
+  process.stderr.write(`bench: unknown option ${unknown.join(', ')}\n\n${USAGE}`);
+  process.exit(2);
+}
 const QUICK = argv.has('--quick');
 const option = (name, fallback) => {
   const a = process.argv.find((v) => v.startsWith(`--${name}=`));
@@ -282,47 +310,23 @@ function table(title, columns, rows, cell) {
 
 // ----------------------------------------------------------------- sizes ----
 
-function gzipSize(file) {
-  try {
-    return execFileSync('gzip', ['-9', '-c', file], { maxBuffer: 256 << 20 }).length;
-  } catch {
-    return gzipSync(readFileSync(file), { level: 9 }).length;
-  }
-}
-
 function reportSizes() {
-  const files = [
-    'web/dist/softmax-simd.wasm',
-    'web/dist/softmax-simd.js',
-    ...readdirSync(join(ROOT, 'web/src'))
-      .filter((f) => f.endsWith('.js'))
-      .sort()
-      .map((f) => `web/src/${f}`),
-    'web/dist/wasm-feature-detect.js',
-  ].filter((f) => existsSync(join(ROOT, f)));
   out('### Download size (gzip -9)');
   out();
-  out('| file | bytes | gzip -9 |');
-  out('|---|---:|---:|');
-  let raw = 0;
-  let gz = 0;
-  for (const f of files) {
-    const b = statSync(join(ROOT, f)).size;
-    const g = gzipSize(join(ROOT, f));
-    raw += b;
-    gz += g;
-    out(`| ${f} | ${b} | ${g} |`);
-  }
-  out(`| **softmax-wasm, SIMD build, total** | **${raw}** | **${gz}** |`);
-  const peers = [
-    ['TF.js wasm backend: tfjs-backend-wasm-simd.wasm', 'node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm'],
-    ['onnxruntime-web: ort-wasm-simd-threaded.wasm', 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm'],
-  ];
-  for (const [label, p] of peers) {
-    const f = join(BENCH, p);
-    if (existsSync(f)) out(`| (peer, for scale) ${label} | ${statSync(f).size} | ${gzipSize(f)} |`);
-  }
+  out(sizeTable(ROOT));
   out();
+}
+
+/** --sizes: the table alone; with --write, into BENCHMARKS.md. */
+function sizesOnly() {
+  ensureWasmBuild();
+  const table = sizeTable(ROOT);
+  if (!argv.has('--write')) return out(table);
+  const file = join(ROOT, 'BENCHMARKS.md');
+  const before = readFileSync(file, 'utf8');
+  if (markedTable(before) === null) throw new Error('BENCHMARKS.md has no <!-- sizes --> ... <!-- /sizes --> block');
+  writeFileSync(file, withTable(before, table));
+  log(`BENCHMARKS.md: size table ${markedTable(before) === table ? 'unchanged' : 'updated'}`);
 }
 
 // -------------------------------------------------------------- start-up ----
@@ -892,4 +896,5 @@ async function main() {
   log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s (sink ${sink > 0})`);
 }
 
-await main();
+if (argv.has('--sizes')) sizesOnly();
+else await main();

@@ -89,6 +89,13 @@ export interface LoadOptions {
   locateFile?: (name: string) => string | URL;
 }
 
+/**
+ * The loaded module, as load() resolves it. A class at run time (`sm instanceof
+ * Softmax`); only load() makes one.
+ */
+export declare class Softmax {
+  private constructor();
+}
 export interface Softmax {
   /** true when the SIMD128 build runs. */
   readonly simd: boolean;
@@ -251,6 +258,10 @@ export interface SamplerLogprobs {
   after: Float32Array;
 }
 
+/** A class at run time (`s instanceof Sampler`); only createSampler() makes one. */
+export declare class Sampler {
+  private constructor();
+}
 /** A seeded sampler that owns its PCG32 stream. Same seed, same scores: same indices on every platform and build. */
 export interface Sampler {
   /** The seed in use (the one given, or the random one drawn). */
@@ -288,4 +299,13 @@ export interface Sampler {
   reset(seed?: number | bigint): void;
   /** Frees the wasm side; later calls throw. */
   dispose(): void;
+  /** The same as dispose(), for `using s = sm.createSampler(...)` (TypeScript >= 5.2). */
+  [Symbol.dispose](): void;
+}
+
+declare global {
+  interface SymbolConstructor {
+    /** Symbol.dispose: in Node >= 18.18 and 20.4, and in TypeScript's lib esnext.disposable. */
+    readonly dispose: unique symbol;
+  }
 }

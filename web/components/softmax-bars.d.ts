@@ -1,0 +1,2 @@
+// Types of <softmax-bars>: see index.d.ts.
+export { SoftmaxBars } from './index.js';
