@@ -345,6 +345,7 @@ export class WidgetElement extends HTMLElement {
         this.frame.removeAttribute('aria-busy');
         await this.update();
         this.#resolveReady(this);
+        this.dispatchEvent(new Event('load')); // drawn for the first time, as an <img> fires load
       },
       (err) => {
         this.frame.removeAttribute('aria-busy');

@@ -133,8 +133,9 @@ export class SoftmaxExp extends WidgetElement {
       for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, typeof v === 'number' ? v.toFixed(2) : v);
     };
     const curve = [];
+    const zTop = Math.min(hi, Math.log(top)); // the curve leaves the plot at its top edge
     for (let k = 0; k <= 160; k++) {
-      const z = lo + (k / 160) * (hi - lo);
+      const z = lo + (k / 160) * (zTop - lo);
       curve.push(`${k ? 'L' : 'M'}${X(z).toFixed(1)},${Y(Math.exp(z)).toFixed(1)}`);
     }
     const nice = (t) => {
@@ -159,7 +160,9 @@ export class SoftmaxExp extends WidgetElement {
         'aria-valuetext': this.s('valueText', { z: this.fmtScore(z), e: this.fmt(e), p: this.fmt(steps.probs[i]) }),
       });
       set(m.label, { x: X(z), y: Math.max(PAD.t + 8, Y(e) - 13) });
-      m.label.textContent = labels[i];
+      // points that sit on top of each other share one label: "A, C"
+      const first = this.#scores.findIndex((w) => Math.abs(X(w) - X(z)) < 12 && Math.abs(Y(Math.exp(w)) - Y(e)) < 12);
+      m.label.textContent = first < i ? '' : labels.filter((_, j) => Math.abs(X(this.#scores[j]) - X(z)) < 12 && Math.abs(Y(Math.exp(this.#scores[j])) - Y(e)) < 12).join(', ');
       const hgt = steps.probs[i] * (H - PAD.t - PAD.b);
       const y0 = H - PAD.b - acc - hgt;
       set(m.seg, { x: COL.x, y: y0, width: COL.w, height: Math.max(hgt, 0) });
