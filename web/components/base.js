@@ -242,6 +242,7 @@ export class WidgetElement extends HTMLElement {
   #observer = null;
   #io = null;
   #label;
+  #styled;
 
   static get observedAttributes() {
     return [...Object.keys(this.attrs ?? {}), ...COMMON_ATTRS];
@@ -258,10 +259,18 @@ export class WidgetElement extends HTMLElement {
     this.alertBox = h('div', { class: 'alert', role: 'alert', part: 'alert' });
     this.body = h('div', { class: 'body' });
     this.frame.append(this.#label, this.alertBox, this.body);
-    const show = () => this.frame.removeAttribute('hidden');
-    link.addEventListener('load', show);
-    link.addEventListener('error', show);
+    this.#styled = new Promise((resolve) => {
+      const show = () => {
+        this.frame.removeAttribute('hidden');
+        resolve();
+      };
+      link.addEventListener('load', show);
+      link.addEventListener('error', show);
+    });
     root.append(link, this.frame);
+    // The native input events of the inner controls are composed and would leave the shadow root before the
+    // widget has updated; the widget fires its own input and change events on itself instead.
+    for (const type of ['input', 'change']) root.addEventListener(type, (e) => e.stopPropagation());
     this.hiddenControls = new Set();
     this.lockedControls = new Set();
   }
@@ -343,7 +352,7 @@ export class WidgetElement extends HTMLElement {
       async ([sm]) => {
         this.sm = sm;
         this.frame.removeAttribute('aria-busy');
-        await this.update();
+        await Promise.all([this.update(), this.#styled]);
         this.#resolveReady(this);
         this.dispatchEvent(new Event('load')); // drawn for the first time, as an <img> fires load
       },

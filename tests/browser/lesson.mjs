@@ -1,0 +1,753 @@
+// Real-browser tests of the lesson page (web/demo/) and the lesson widgets
+// (web/components/): every worked example against the course, the numbers in
+// the prose following the figures, lazy loading, the generator's text against
+// the same model and sampler run in Node, the attribute errors, hide/lock,
+// events, strings, language and theme a lesson author relies on, and the bugs
+// a learner ran into (each with its own test). Each engine runs the same
+// tests, at 1280 and 360 px, under the strict CSP sent by web/tools/serve.mjs.
+// Screenshots go to tests/browser/screenshots/ (git-ignored); the page heights
+// are printed. Closes with 'N passed, N failed'.
+//
+//   node tests/browser/lesson.mjs             every engine
+//   node tests/browser/lesson.mjs chromium    one engine (also: firefox)
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { chromium } from 'playwright-core';
+import puppeteer from 'puppeteer-core';
+
+import { LanguageModel } from '../../web/components/model/lm.js';
+import { EXAMPLES } from '../../web/demo/course-examples.js';
+import { load } from '../../web/src/node.js';
+import { CSP, WEB_ROOT, startServer } from '../../web/tools/serve.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const SHOTS = join(HERE, 'screenshots');
+const only = process.argv[2];
+const WIDGETS = ['softmax-bars', 'softmax-exp', 'softmax-overflow', 'softmax-sampler', 'softmax-generate', 'softmax-sigmoid', 'softmax-attention'];
+const CHECK_COUNT = EXAMPLES.reduce((n, e) => n + e.checks.length, 0);
+
+let passed = 0;
+let failed = 0;
+const failures = [];
+
+async function test(name, fn, timeoutMs = 60_000) {
+  let timer;
+  try {
+    await Promise.race([fn(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)))]);
+    passed++;
+    console.log(`  ✓ ${name}`);
+  } catch (err) {
+    failed++;
+    failures.push(name);
+    console.log(`  ✗ ${name}\n      ${String(err?.stack || err).split('\n').slice(0, 6).join('\n      ')}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+/** The course's rule, written again here (independent of web/demo/course-examples.js's copy). */
+function matches(value, expected, digits) {
+  if (expected === 'NaN') return Number.isNaN(value);
+  const m = /^(>=|<=|>|<|=)\s*(.+)$/.exec(expected);
+  if (m) {
+    const x = Number(m[2]);
+    return { '>=': value >= x, '<=': value <= x, '>': value > x, '<': value < x, '=': value === x }[m[1]];
+  }
+  return Number.isFinite(value) && value.toFixed(digits) === Number(expected).toFixed(digits);
+}
+
+/** Within 2 ulp of float32 (the design's bound between the SIMD and baseline builds). */
+function closeF32(a, b) {
+  if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) && Number.isNaN(b);
+  if (a === b) return true;
+  const ulp = Math.max(Math.abs(a), Math.abs(b), 2 ** -126) * 2 ** -23;
+  return Math.abs(a - b) <= 2 * ulp + 1e-12;
+}
+
+// ---------------------------------------------------------------------------
+// Engines: one small page interface over playwright-core and puppeteer-core.
+
+const CSP_WATCH = `window.__cspViolations = [];
+document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));`;
+
+const ENGINES = {
+  chromium: {
+    label: 'Chromium (playwright-core)',
+    async launch() {
+      const browser = await chromium.launch({
+        executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      });
+      const contexts = new Map();
+      const context = async (motion) => {
+        if (!contexts.has(motion)) {
+          const c = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: motion });
+          await c.addInitScript(CSP_WATCH);
+          contexts.set(motion, c);
+        }
+        return contexts.get(motion);
+      };
+      return {
+        motionControl: true,
+        async newPage({ motion = 'reduce' } = {}) {
+          const page = await (await context(motion)).newPage();
+          const p = wrap(page, (w, hgt) => page.setViewportSize({ width: w, height: hgt }));
+          page.on('console', (m) => m.type() === 'error' && p.errors.push(m.text()));
+          page.on('pageerror', (e) => p.errors.push(e.message));
+          page.on('requestfailed', (r) => !r.url().startsWith('file:') && p.errors.push(`request failed: ${r.url()}`));
+          return p;
+        },
+        close: () => browser.close(),
+      };
+    },
+  },
+  firefox: {
+    label: 'Firefox ESR (puppeteer-core, WebDriver BiDi)',
+    async launch() {
+      const browser = await puppeteer.launch({ browser: 'firefox', executablePath: process.env.FIREFOX_PATH || '/usr/bin/firefox-esr', headless: true, protocol: 'webDriverBiDi', timeout: 60_000 });
+      return {
+        motionControl: false,
+        async newPage({ motion = 'reduce' } = {}) {
+          const page = await browser.newPage();
+          await page.evaluateOnNewDocument(CSP_WATCH);
+          await page.setViewport({ width: 1280, height: 900 });
+          try {
+            await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: motion }]);
+          } catch {
+            // not every protocol emulates media features; the tests wait on .ready either way
+          }
+          const p = wrap(page, (w, hgt) => page.setViewport({ width: w, height: hgt }));
+          page.on('console', (m) => m.type() === 'error' && p.errors.push(m.text()));
+          page.on('pageerror', (e) => p.errors.push(e.message));
+          return p;
+        },
+        close: () => browser.close(),
+      };
+    },
+  },
+};
+
+function wrap(page, setSize) {
+  return {
+    raw: page,
+    errors: [],
+    async goto(url, readySelector = 'html[data-ready]') {
+      const r = await page.goto(url, { waitUntil: 'load' });
+      if (readySelector) await page.waitForSelector(readySelector, { timeout: 30_000 });
+      return r;
+    },
+    evaluate: (fn, arg) => page.evaluate(fn, arg),
+    press: (key) => page.keyboard.press(key),
+    type: (text) => page.keyboard.type(text),
+    mouse: page.mouse,
+    size: (w, hgt = 900) => setSize(w, hgt),
+    screenshot: (path, fullPage = true) => page.screenshot({ path, fullPage }),
+    close: () => page.close(),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// In-page helpers (serialised into the page by evaluate).
+
+/** Focuses an element inside a widget's shadow root. */
+const FOCUS = async ([host, sel, i = 0]) => {
+  document.querySelector(host).scrollIntoView({ block: 'center' });
+  await document.querySelector(host).ready;
+  const el = document.querySelector(host).shadowRoot.querySelectorAll(sel)[i];
+  el.scrollIntoView({ block: 'center' });
+  el.focus();
+  return el === el.getRootNode().activeElement;
+};
+
+/** Reads every live number of the lesson's checks. */
+const READ_NUMBERS = () =>
+  Array.from(document.querySelectorAll('[data-computed]'), (el) => ({
+    example: el.dataset.example,
+    key: el.dataset.key,
+    expected: el.dataset.expected,
+    digits: Number(el.dataset.digits),
+    computed: Number(el.dataset.computed),
+    text: el.textContent,
+  }));
+
+/** Adds a widget to the page (the components loaded by import) and waits until it has drawn. */
+const ADD = async ([tag, attrs, props]) => {
+  await import('/components/index.js');
+  const el = document.createElement(tag);
+  const events = [];
+  for (const type of ['input', 'change', 'error', 'load']) el.addEventListener(type, (e) => events.push({ type, detail: e.detail ?? null }));
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  Object.assign(el, props ?? {});
+  el.id = `t-${Math.random().toString(36).slice(2)}`;
+  el.__events = events;
+  document.querySelector('main').append(el);
+  await el.ready;
+  return el.id;
+};
+
+// ---------------------------------------------------------------------------
+// References computed in Node, independent of the browsers.
+
+async function references() {
+  const sm = await load();
+  const data = JSON.parse(readFileSync(join(WEB_ROOT, 'components', 'model', 'lm.json'), 'utf8'));
+  const lm = new LanguageModel(data);
+  /** The widget's loop in Node: the same model, the library's sampler. */
+  const generate = (prompt, n, opts) => {
+    const s = sm.createSampler(opts);
+    try {
+      const ctx = [lm.bos, ...lm.encode(prompt).ids];
+      const start = ctx.length;
+      for (let i = 0; i < n; i++) ctx.push(s.sample(lm.logits(ctx)));
+      return lm.decode(ctx.slice(1, start).concat(ctx.slice(start)));
+    } finally {
+      s.dispose();
+    }
+  };
+  /** Greedy by a float64 argmax of the model's probabilities: no sampler involved. */
+  const greedy = (prompt, n) => {
+    const ctx = [lm.bos, ...lm.encode(prompt).ids];
+    for (let i = 0; i < n; i++) {
+      const p = lm.probabilities(ctx);
+      let best = 0;
+      for (let w = 1; w < p.length; w++) if (p[w] > p[best]) best = w;
+      ctx.push(best);
+    }
+    return lm.decode(ctx.slice(1));
+  };
+  const s = sm.createSampler({ seed: 42, temperature: 1 });
+  const draws = Array.from(s.sampleMany([2, 1, 0], 1000));
+  s.dispose();
+  const first = lm.probabilities([lm.bos, ...lm.encode('the cat').ids]);
+  return { sm, lm, data, generate, greedy, draws, first };
+}
+
+async function nodeChecks(ref) {
+  console.log('Node: the packaged language model');
+  await test('lm.json is what web/tools/build-lm.mjs builds from the corpus today', async () => {
+    const { buildModel } = await import('../../web/tools/build-lm.mjs');
+    const fresh = buildModel(readFileSync(join(WEB_ROOT, 'tools', 'lm-corpus.txt'), 'utf8'));
+    assert(fresh === readFileSync(join(WEB_ROOT, 'components', 'model', 'lm.json'), 'utf8'), 'lm.json is stale: run node web/tools/build-lm.mjs');
+  });
+  await test('the model is at most 150 KB gzip and every next-word distribution sums to 1', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const gz = gzipSync(readFileSync(join(WEB_ROOT, 'components', 'model', 'lm.json')), { level: 9 }).length;
+    console.log(`      lm.json: ${gz} bytes gzip, ${ref.lm.size} words`);
+    assert(gz <= 150 * 1024, `${gz} bytes gzip`);
+    for (const ctx of [[], [ref.lm.bos], ref.lm.encode('the cat').ids, ref.lm.encode('the river was').ids, [0, 0], [ref.lm.size - 1, ref.lm.size - 2]]) {
+      const p = ref.lm.probabilities(ctx);
+      const total = p.reduce((a, b) => a + b, 0);
+      assert(Math.abs(total - 1) < 1e-9 && p.every((x) => x > 0), `context ${ctx}: sum ${total}`);
+    }
+  });
+  await test('Kneser-Ney by hand: p(w | "the cat") from the raw trigram counts', () => {
+    // An independent reading of the model file: the interpolated Kneser-Ney formula written out.
+    const { vocab, trigrams, discount: D } = ref.data;
+    const V = vocab.length;
+    const id = (w) => vocab.indexOf(w);
+    const [a, b] = [id('the'), id('cat')];
+    const rows = [];
+    for (let k = 0; k < trigrams.length; k += 4) rows.push(trigrams.slice(k, k + 4));
+    const pairs = new Set(rows.map((r) => `${r[1]},${r[2]}`));
+    const cont = (w) => 1 + [...pairs].filter((pq) => Number(pq.split(',')[1]) === w).length;
+    const contTotal = V + pairs.size;
+    const p1 = (w) => cont(w) / contTotal;
+    const bRows = rows.filter((r) => r[1] === b);
+    const n1b = (w) => new Set(bRows.filter((r) => r[2] === w).map((r) => r[0])).size;
+    const bTotal = bRows.length;
+    const bTypes = new Set(bRows.map((r) => r[2])).size;
+    const p2 = (w) => Math.max(n1b(w) - D, 0) / bTotal + ((D * bTypes) / bTotal) * p1(w);
+    const abRows = rows.filter((r) => r[0] === a && r[1] === b);
+    const abTotal = abRows.reduce((s, r) => s + r[3], 0);
+    const c3 = (w) => abRows.filter((r) => r[2] === w).reduce((s, r) => s + r[3], 0);
+    const p3 = (w) => Math.max(c3(w) - D, 0) / abTotal + ((D * abRows.length) / abTotal) * p2(w);
+    for (const w of ['sat', 'was', 'dog', 'the', '.']) {
+      assert(Math.abs(p3(id(w)) - ref.first[id(w)]) < 1e-12, `p(${w} | the cat): by hand ${p3(id(w))}, model ${ref.first[id(w)]}`);
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------
+
+async function engineTests(name, base, ref, heights) {
+  const engine = ENGINES[name];
+  console.log(engine.label);
+  let b;
+  await test(`${name}: launches`, async () => {
+    b = await engine.launch();
+  }, 90_000);
+  if (!b) return;
+  const E = (t) => `${name}: ${t}`;
+  const shot = (file) => join(SHOTS, `lesson-${name}-${file}.png`);
+  try {
+    const lesson = await b.newPage();
+    let response;
+    await test(E('lesson loads under the CSP header, no console errors or CSP violations'), async () => {
+      response = await lesson.goto(base);
+      const csp = typeof response.headers === 'function' ? response.headers()['content-security-policy'] : undefined;
+      assert(csp === CSP, `CSP header: ${csp}`);
+      const v = await lesson.evaluate(() => window.__cspViolations);
+      assert(v.length === 0, `CSP violations: ${v.join('; ')}`);
+      assert(lesson.errors.length === 0, `console errors: ${lesson.errors.join('; ')}`);
+    });
+
+    let simdNumbers;
+    await test(E(`every worked example on the page: ${CHECK_COUNT} numbers match the course`), async () => {
+      const numbers = await lesson.evaluate(READ_NUMBERS);
+      assert(numbers.length === CHECK_COUNT, `${numbers.length} live numbers, expected ${CHECK_COUNT}`);
+      for (const ex of EXAMPLES) {
+        for (const c of ex.checks) {
+          const n = numbers.find((x) => x.example === ex.id && x.key === c.key);
+          assert(n, `${ex.id}/${c.key} is not on the page`);
+          // the course's number, from the one list: compared here by this file's own rule
+          assert(n.expected === c.expected && matches(n.computed, c.expected, c.digits), `${ex.id}/${c.key}: course ${c.course} (${c.expected}), live ${n.computed}`);
+        }
+      }
+      const summary = await lesson.evaluate(() => document.getElementById('summary').textContent);
+      assert(summary.includes(`All ${CHECK_COUNT} numbers`), `summary: ${summary}`);
+      simdNumbers = numbers;
+    });
+
+    await test(E('figures load when they near the viewport, not all at once'), async () => {
+      const loaded = () => lesson.evaluate(() => [...document.querySelectorAll('main [data-example], main softmax-generate')].filter((el) => el.localName.startsWith('softmax-')).map((el) => el.sm !== null));
+      const state = await loaded();
+      const lm0 = await lesson.evaluate(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('lm.json')));
+      assert(state.filter(Boolean).length <= 1 && !lm0, `figures far below loaded at once: ${state}, lm.json fetched ${lm0}`);
+      await lesson.evaluate(() => {
+        const el = document.getElementById('exp-plot');
+        el.scrollIntoView();
+        return new Promise((r) => (el.sm ? r() : el.addEventListener('load', r, { once: true })));
+      });
+      const next = await loaded();
+      assert(next[0] && !next[next.length - 1], `after scrolling to the first figure: ${next}`);
+      await lesson.evaluate(() => document.getElementById('generate').scrollIntoView());
+      await lesson.evaluate(() => new Promise((r) => document.getElementById('generate').addEventListener('load', r, { once: true })));
+      const lm = await lesson.evaluate(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('lm.json')));
+      assert(lm, 'lm.json was not fetched once the generator came into view');
+    });
+
+    await test(E('the prose follows the figures (e^x plot, temperature, overflow window, sigmoid)'), async () => {
+      const before = await lesson.evaluate(() => document.getElementById('exp-probs').textContent);
+      assert(before === '0.401, 0.198 and 0.401', `prose before: ${before}`);
+      assert(await lesson.evaluate(FOCUS, ['#exp-plot', '[role=slider]', 0]), 'could not focus point A');
+      await lesson.press('Shift+ArrowRight'); // A: 0.707 -> 1.707
+      const after = await lesson.evaluate(() => ({ probs: document.getElementById('exp-probs').textContent, scores: document.getElementById('exp-scores').textContent, v: Array.from(document.getElementById('exp-plot').value) }));
+      const ref = (() => {
+        const e = [Math.exp(1.707), 1, Math.exp(0.707)];
+        const s = e[0] + e[1] + e[2];
+        return e.map((x) => (x / s).toFixed(3));
+      })();
+      assert(after.scores === '1.707, 0 and 0.707', `scores in the prose: ${after.scores}`);
+      assert(after.probs === `${ref[0]}, ${ref[1]} and ${ref[2]}`, `prose ${after.probs}, double-precision ${ref}`);
+      await lesson.evaluate(() => document.querySelector('[data-reset=exp-plot]').click());
+      assert((await lesson.evaluate(() => document.getElementById('exp-probs').textContent)) === before, 'reset did not restore the course’s numbers');
+
+      await lesson.evaluate(FOCUS, ['#bars-dial', 'input[type=range]']);
+      await lesson.press('Home');
+      const cold = await lesson.evaluate(() => ({ t: document.getElementById('temp-t').textContent, top: document.getElementById('temp-top').textContent, story: document.getElementById('temp-story').textContent }));
+      assert(cold.t === '0' && cold.top === '1.000' && /greedy/.test(cold.story), `T = 0 in the prose: ${JSON.stringify(cold)}`);
+      for (let i = 0; i < 20; i++) await lesson.press('ArrowRight'); // T = 2
+      const warm = await lesson.evaluate(() => ({ t: document.getElementById('temp-t').textContent, scaled: document.getElementById('temp-scaled').textContent, top: document.getElementById('temp-top').textContent }));
+      assert(warm.t === '2' && warm.scaled === '1, 0.5 and 0' && warm.top === '0.506', `T = 2 in the prose: ${JSON.stringify(warm)}`);
+
+      await lesson.evaluate(() => document.getElementById('overflow-big').scrollIntoView());
+      await lesson.evaluate(() => document.getElementById('overflow-big').ready);
+      const win = await lesson.evaluate(() => [document.getElementById('overflow-lo').textContent, document.getElementById('overflow-hi').textContent]);
+      // ln(FLT_MAX) - logsumexp(1000, 1001, 1002) and ln(2^-149) - 1002, in double precision
+      const hi = Math.log(3.4028234663852886e38) - (1002 + Math.log(1 + Math.exp(-1) + Math.exp(-2)));
+      const lo = Math.log(2 ** -149) - 1002;
+      assert(win[0] === `−${Math.abs(lo).toFixed(1)}` && win[1] === `−${Math.abs(hi).toFixed(1)}`, `overflow window in the prose: ${win}, reference ${lo.toFixed(1)} .. ${hi.toFixed(1)}`);
+    }, 90_000);
+
+    await test(E(`sampler: 1,000 draws with seed 42 equal Node's; T = 0 draws only the top score`), async () => {
+      await lesson.evaluate(() => document.getElementById('sampler').scrollIntoView());
+      const draws = await lesson.evaluate(async () => {
+        const el = document.getElementById('sampler');
+        await el.ready;
+        el.reset();
+        return Array.from(el.draw(1000));
+      });
+      const diff = draws.findIndex((d, i) => d !== ref.draws[i]);
+      assert(draws.length === 1000 && diff < 0, `draw ${diff} differs from Node`);
+      const prose = await lesson.evaluate(() => document.getElementById('sampling-counts').textContent);
+      const counts = [0, 1, 2].map((k) => ref.draws.filter((d) => d === k).length);
+      assert(prose === `1,000 draws: first ${counts[0]}, second ${counts[1]}, third ${counts[2]}`, `prose: ${prose}`);
+      await lesson.evaluate(FOCUS, ['#sampler', 'input[type=range]']);
+      await lesson.press('Home');
+      const greedy = await lesson.evaluate(() => {
+        const el = document.getElementById('sampler');
+        el.draw(1000);
+        return el.counts;
+      });
+      assert(greedy[0] === 1000, `T = 0 counts: ${greedy}`);
+    });
+
+    await test(E('generator on the page: real words, same text as the model and sampler in Node'), async () => {
+      const got = await lesson.evaluate(async () => {
+        const el = document.getElementById('generate');
+        await el.ready;
+        return { value: el.value, words: el.words, steps: el.steps.slice(0, 1) };
+      });
+      const want = ref.generate('the cat', 24, { seed: 42, temperature: 1 });
+      assert(got.value === want, `browser: ${got.value}\nNode:    ${want}`);
+      assert(got.words.length === 24, `${got.words.length} words`);
+      const d = got.steps[0].probs;
+      for (const { word, p } of d) {
+        const i = ref.lm.index.get(word);
+        assert(i !== undefined, `bar label "${word}" is not a word of the model`);
+        assert(Math.abs(p - ref.first[i]) < 2e-6, `p(${word}) = ${p}, Node float64 ${ref.first[i]}`);
+      }
+      assert(d[0].word === 'was' || d[0].word === 'sat', `top next word after "the cat": ${d[0].word}`);
+    });
+
+    await test(E('baseline build (?simd=0): the same numbers, the same draws'), async () => {
+      const p = await b.newPage();
+      await p.goto(`${base}?simd=0`);
+      assert((await p.evaluate(() => document.documentElement.dataset.simd)) === 'false', 'the baseline build did not run');
+      const numbers = await p.evaluate(READ_NUMBERS);
+      assert(simdNumbers && numbers.length === simdNumbers.length, 'different count of numbers');
+      numbers.forEach((n, i) => assert(matches(n.computed, n.expected, n.digits) && closeF32(n.computed, simdNumbers[i].computed), `${n.example}/${n.key}: baseline ${n.computed}, SIMD ${simdNumbers[i].computed}`));
+      const draws = await p.evaluate(async () => {
+        const el = document.getElementById('sampler');
+        await el.ready;
+        return Array.from(el.draw(1000));
+      });
+      assert(draws.every((x, i) => x === ref.draws[i]), 'baseline draws differ from Node');
+      assert(p.errors.length === 0, `console errors: ${p.errors.join('; ')}`);
+      await p.close();
+    });
+
+    await test(E('lesson at 1280 and 360 px: no sideways scroll; screenshots'), async () => {
+      for (const width of [1280, 360]) {
+        const p = await b.newPage();
+        await p.size(width);
+        await p.goto(base);
+        await p.evaluate(async () => {
+          for (const el of [...document.querySelectorAll('main [data-example], main softmax-generate')].filter((e) => e.localName.startsWith('softmax-'))) await el.ready; // every figure drawn
+        });
+        const m = await p.evaluate(() => ({ h: document.documentElement.scrollHeight, over: document.documentElement.scrollWidth - document.documentElement.clientWidth }));
+        assert(m.over <= 0, `the page scrolls sideways by ${m.over} px at ${width} px`);
+        heights[`${name} ${width}`] = m.h;
+        await p.screenshot(shot(`page-${width}`));
+        await p.close();
+      }
+      console.log(`      page height: ${heights[`${name} 1280`]} px at 1280, ${heights[`${name} 360`]} px at 360`);
+    }, 120_000);
+
+    // ---------- widgets as a lesson author uses them (on the gallery index page) ----------
+    const w = await b.newPage();
+    await w.goto(`${base}widgets/`, 'main');
+    const add = (tag, attrs = {}, props) => w.evaluate(ADD, [tag, attrs, props]);
+    const alerts = (id) => w.evaluate((i) => Array.from(document.getElementById(i).shadowRoot.querySelectorAll('[role=alert] p'), (p) => p.textContent), id);
+    const events = (id) => w.evaluate((i) => document.getElementById(i).__events, id);
+
+    await test(E('bug: arrow keys keep every digit (0.707 → Right, Left → 0.707, p(A) 0.401)'), async () => {
+      const id = await add('softmax-bars', { scores: '0.707, 0, 0.707', labels: 'A, B, C', steps: '' });
+      await w.evaluate(FOCUS, [`#${id}`, '.track[role=slider]', 0]);
+      await w.press('ArrowRight');
+      await w.press('ArrowLeft');
+      const r = await w.evaluate((i) => {
+        const el = document.getElementById(i);
+        return { scores: el.scores, p: el.value[0], shown: el.shadowRoot.querySelector('.bar-row .prob').textContent };
+      }, id);
+      assert(r.scores[0] === 0.707 && r.scores[2] === 0.707, `scores after Right, Left: ${r.scores}`);
+      assert(r.shown === '0.401' && r.p.toFixed(3) === '0.401', `p(A) ${r.p} shown ${r.shown}`);
+      const ev = await events(id);
+      assert(ev.filter((e) => e.type === 'input').length === 2 && ev.filter((e) => e.type === 'change').length === 2, `events: ${ev.map((e) => e.type)}`);
+    });
+
+    await test(E('bug: tied top scores all get the star; the steps vectors stay on one line at 1280 px'), async () => {
+      const id = await add('softmax-bars', { scores: '0.707, 0, 0.707', steps: '' });
+      const r = await w.evaluate((i) => {
+        const root = document.getElementById(i).shadowRoot;
+        const tops = Array.from(root.querySelectorAll('.bar-row'), (row) => row.classList.contains('top'));
+        const vecs = Array.from(root.querySelectorAll('.step-list .vec'), (v) => new Set(Array.from(v.children, (c) => Math.round(c.getBoundingClientRect().top))).size);
+        return { tops, vecs };
+      }, id);
+      assert(r.tops.join() === 'true,false,true', `stars: ${r.tops}`);
+      assert(r.vecs.length >= 4 && r.vecs.every((n) => n === 1), `chip rows per vector: ${r.vecs}`);
+    });
+
+    await test(E('bug: 4.5 × 10⁻⁵ never wraps, at 1280 and 360 px'), async () => {
+      const id = await add('softmax-bars', { scores: '2, 0, -1', temperature: '0.3', steps: '' });
+      for (const width of [1280, 360]) {
+        await w.size(width);
+        const r = await w.evaluate((i) => {
+          const root = document.getElementById(i).shadowRoot;
+          const els = [...root.querySelectorAll('.prob, .chip')].filter((e) => e.textContent.includes('×'));
+          return els.map((e) => ({ text: e.textContent, lines: (() => {
+            const range = document.createRange();
+            range.selectNodeContents(e);
+            return new Set(Array.from(range.getClientRects(), (q) => Math.round(q.top))).size;
+          })() }));
+        }, id);
+        assert(r.length > 0 && r.some((x) => x.text.startsWith('4.5')), `no 4.5 × 10⁻⁵ shown: ${JSON.stringify(r)}`);
+        assert(r.every((x) => x.lines === 1), `wrapped at ${width} px: ${JSON.stringify(r)}`);
+      }
+      await w.size(1280);
+    });
+
+    await test(E('bug: the textbook float32 sum overflows at shift −913.5 and the panel says so'), async () => {
+      const id = await add('softmax-overflow', { scores: '1000, 1001, 1002', shift: '-913.5' });
+      const r = await w.evaluate((i) => {
+        const el = document.getElementById(i);
+        return { naive: Array.from(el.value.naive), verdict: el.shadowRoot.querySelector('.verdict').textContent, sum: el.shadowRoot.querySelectorAll('.naive .line')[1].textContent, hi: el.breaksAbove };
+      }, id);
+      assert(r.naive.every((p) => p === 0 || Number.isNaN(p)), `naive at 86.5, 87.5, 88.5: ${r.naive}`);
+      assert(/overflowed/.test(r.verdict) && !/still/.test(r.verdict), `verdict: ${r.verdict}`);
+      assert(r.sum.includes('∞'), `sum line: ${r.sum}`);
+      assert(Math.abs(r.hi - -913.6848) < 1e-3, `breaksAbove ${r.hi}`);
+      await w.evaluate((i) => document.getElementById(i).setAttribute('shift', '-914'), id);
+      const ok = await w.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.verdict').textContent, id);
+      assert(/still works/.test(ok), `at −914 the textbook formula fits: ${ok}`);
+    });
+
+    await test(E('bug: shift 0 does not say "without the 0 added"'), async () => {
+      const id = await add('softmax-overflow', { scores: '1, 3', shift: '0' });
+      const v = await w.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.verdict').textContent, id);
+      assert(!/without the 0/.test(v) && /Move the shift/.test(v), `verdict: ${v}`);
+    });
+
+    await test(E('bug: all-masked scores say why they are NaN'), async () => {
+      const id = await add('softmax-bars', { scores: '-inf, -inf, -inf' });
+      const note = await w.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.note').textContent, id);
+      assert(/masked/.test(note) && /NaN/.test(note), `note: ${note}`);
+      const aid = await add('softmax-attention', { tokens: 'a b', scores: '-inf, -inf, 1, 2' });
+      const an = await w.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.note').textContent, aid);
+      assert(/−∞/.test(an), `attention note: ${an}`);
+    });
+
+    await test(E('bad attributes: a visible alert naming the attribute and what is accepted, and an error event'), async () => {
+      const cases = [
+        ['softmax-bars', { scores: '2, x, 0' }, 'scores', /entry 2/],
+        ['softmax-bars', { scores: '1,2,3,4,5,6,7,8,9,10,11,12,13' }, 'scores', /at most 12/],
+        ['softmax-bars', { temperature: 'hot' }, 'temperature', /0 or more/],
+        ['softmax-bars', { tempreature: '2' }, 'tempreature', /did you mean "temperature"/],
+        ['softmax-bars', { hide: 'colour' }, 'hide', /no control named "colour"/],
+        ['softmax-sampler', { 'top-p': '2' }, 'top-p', /above 0 up to 1/],
+        ['softmax-sampler', { seed: '-1' }, 'seed', /whole number/],
+        ['softmax-generate', { tokens: '0' }, 'tokens', /1 to 200/],
+        ['softmax-generate', { 'min-p': 'x' }, 'min-p', /0 to 1/],
+        ['softmax-sigmoid', { z: 'two' }, 'z', /−?-?6 to 6/],
+        ['softmax-attention', { tokens: 'a b', scores: '1, 2, 3' }, 'scores', /need 4 numbers, got 3/],
+        ['softmax-attention', { axis: 'diagonal' }, 'axis', /"rows" or "columns"/],
+        ['softmax-exp', { scores: '1' }, 'scores', /2 to 6/],
+        ['softmax-overflow', { shift: 'big' }, 'shift', /a number/],
+        ['softmax-bars', { strings: '{"nope": 1}' }, 'strings', /unknown key "nope"/],
+        ['softmax-bars', { theme: 'neon' }, 'theme', /"dark"/],
+      ];
+      for (const [tag, attrs, attr, accepted] of cases) {
+        const id = await add(tag, attrs);
+        const msgs = await alerts(id);
+        const ev = (await events(id)).filter((e) => e.type === 'error');
+        const msg = msgs.find((m) => m.includes(`"${attr}"`) || m.includes(`${attr}=`));
+        assert(msg && accepted.test(msg), `${tag} ${JSON.stringify(attrs)}: alert ${JSON.stringify(msgs)}`);
+        assert(ev.some((e) => e.detail.attribute === attr), `${tag} ${JSON.stringify(attrs)}: no error event for ${attr}`);
+        const visible = await w.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('[role=alert]').getBoundingClientRect().height > 0, id);
+        assert(visible, `${tag}: the alert is not visible`);
+      }
+      // fixing the attribute clears the message
+      const id = await add('softmax-bars', { temperature: 'hot' });
+      await w.evaluate((i) => document.getElementById(i).setAttribute('temperature', '2'), id);
+      assert((await alerts(id)).length === 0, 'the message stayed after a valid value');
+      assert((await w.evaluate((i) => document.getElementById(i).temperature, id)) === 2, 'the valid value was not applied');
+    }, 90_000);
+
+    await test(E('hide and lock: controls hidden, or shown but fixed'), async () => {
+      const id = await add('softmax-bars', { scores: '2, 1, 0', hide: 'scores temperature', lock: 'bars' });
+      const r = await w.evaluate((i) => {
+        const root = document.getElementById(i).shadowRoot;
+        const vis = (n) => root.querySelector(`[data-control=${n}]`).getBoundingClientRect().height > 0;
+        return { scores: vis('scores'), temperature: vis('temperature'), steps: vis('steps'), tab: root.querySelector('.track').tabIndex };
+      }, id);
+      assert(!r.scores && !r.temperature && r.steps && r.tab === -1, `hide/lock: ${JSON.stringify(r)}`);
+      await w.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.track').focus(), id);
+      await w.press('ArrowRight');
+      assert((await w.evaluate((i) => document.getElementById(i).scores[0], id)) === 2, 'a locked bar moved');
+      const all = await add('softmax-sampler', { lock: '' });
+      const dis = await w.evaluate((i) => Array.from(document.getElementById(i).shadowRoot.querySelectorAll('input, button'), (x) => x.disabled), all);
+      assert(dis.length > 5 && dis.every(Boolean), `lock (all): ${dis}`);
+    });
+
+    await test(E('strings replace the UI text; numbers follow the page language'), async () => {
+      const id = await add('softmax-bars', { scores: '0.707, 0, 0.707', strings: JSON.stringify({ showSteps: 'Schritte zeigen', temperature: 'Temperatur T' }), lang: 'de' });
+      const r = await w.evaluate((i) => {
+        const root = document.getElementById(i).shadowRoot;
+        return { labels: Array.from(root.querySelectorAll('label'), (l) => l.textContent), prob: root.querySelector('.prob').textContent };
+      }, id);
+      assert(r.labels.includes('Schritte zeigen') && r.labels.includes('Temperatur T'), `labels: ${r.labels}`);
+      assert(r.prob === '0,401', `German number: ${r.prob}`);
+      await w.evaluate((i) => {
+        document.getElementById(i).strings = { showSteps: 'Show the working' };
+      }, id);
+      const l2 = await w.evaluate((i) => Array.from(document.getElementById(i).shadowRoot.querySelectorAll('label'), (l) => l.textContent), id);
+      assert(l2.includes('Show the working') && l2.includes('Temperatur T'), `property strings: ${l2}`);
+    });
+
+    await test(E('labels on every widget and every control; dark theme; ::part'), async () => {
+      for (const tag of WIDGETS) {
+        const id = await add(tag, { theme: 'dark', label: `A ${tag}` });
+        const r = await w.evaluate((i) => {
+          const el = document.getElementById(i);
+          const root = el.shadowRoot;
+          const frame = root.querySelector('[part~=frame]');
+          const unlabelled = [...root.querySelectorAll('input, button, [role=slider]')].filter((c) => {
+            if (c.getAttribute('aria-label') || c.getAttribute('aria-labelledby') || c.textContent.trim()) return false;
+            return !(c.id && root.querySelector(`label[for="${c.id}"]`));
+          });
+          return { name: frame.getAttribute('aria-label'), role: frame.getAttribute('role'), bg: getComputedStyle(frame).backgroundColor, unlabelled: unlabelled.map((c) => c.outerHTML.slice(0, 80)) };
+        }, id);
+        assert(r.name === `A ${tag}` && r.role === 'group', `${tag}: name ${r.name}`);
+        assert(r.unlabelled.length === 0, `${tag}: controls without a label: ${r.unlabelled}`);
+        assert(r.bg === 'rgb(22, 27, 34)', `${tag}: dark background ${r.bg}`);
+      }
+      // the gallery's stylesheet styles a part from outside: softmax-bars.styled::part(bar-fill)
+      const id = await add('softmax-bars', { class: 'styled' });
+      const radius = await w.evaluate((i) => getComputedStyle(document.getElementById(i).shadowRoot.querySelector('[part=bar-fill]')).borderTopRightRadius, id);
+      assert(radius === '5px', `::part(bar-fill) from the page: ${radius}`);
+    }, 90_000);
+
+    await test(E('generator: same seed same text, T = 0 greedy whatever the seed, top-k 1, input events'), async () => {
+      const id = await add('softmax-generate', { prompt: 'the dog', tokens: '12', seed: '7' });
+      const text = () => w.evaluate(async (i) => {
+        const el = document.getElementById(i);
+        await el.ready;
+        return el.value;
+      }, id);
+      const first = await text();
+      assert(first === ref.generate('the dog', 12, { seed: 7, temperature: 1 }), `seed 7: ${first}`);
+      await w.evaluate((i) => document.getElementById(i).setAttribute('seed', '8'), id);
+      const other = await text();
+      assert(other === ref.generate('the dog', 12, { seed: 8, temperature: 1 }) && other !== first, `seed 8: ${other}`);
+      await w.evaluate((i) => document.getElementById(i).setAttribute('seed', '7'), id);
+      assert((await text()) === first, 'seed 7 again gave another text');
+      await w.evaluate((i) => document.getElementById(i).setAttribute('temperature', '0'), id);
+      const g1 = await text();
+      await w.evaluate((i) => document.getElementById(i).setAttribute('seed', '12345'), id);
+      const g2 = await text();
+      const greedy = ref.greedy('the dog', 12);
+      assert(g1 === greedy && g2 === greedy, `T = 0: ${g1} / ${g2}; float64 argmax: ${greedy}`);
+      await w.evaluate((i) => {
+        const el = document.getElementById(i);
+        el.setAttribute('temperature', '1');
+        el.setAttribute('top-k', '1');
+      }, id);
+      await text();
+      const kept = await w.evaluate((i) => document.getElementById(i).steps.map((s) => s.kept), id);
+      assert(kept.every((k) => k === 1), `top-k 1 keeps ${kept}`);
+      // the reader types: input fires once the new text is complete, with .value already the new text
+      await w.evaluate((i) => {
+        const el = document.getElementById(i);
+        el.removeAttribute('top-k');
+        el.__events.length = 0;
+        el.addEventListener('input', () => el.__events.push({ type: 'value', detail: el.value }));
+      }, id);
+      await w.evaluate(FOCUS, [`#${id}`, 'input[type=text]']);
+      await w.press('End');
+      await w.type(' sat');
+      await text();
+      const ev = await events(id);
+      const want = ref.generate('the dog sat', 12, { seed: 12345, temperature: 1 });
+      const values = ev.filter((e) => e.type === 'value').map((e) => e.detail);
+      assert(values.length >= 1 && values[values.length - 1] === want, `input events saw ${JSON.stringify(values)}; want ${want}`);
+    }, 90_000);
+
+    if (b.motionControl) {
+      await test(E('generator writes word by word when motion is allowed, all at once under reduced motion'), async () => {
+        const p = await b.newPage({ motion: 'no-preference' });
+        await p.goto(`${base}widgets/`, 'main');
+        const seen = await p.evaluate(async () => {
+          await import('/components/index.js');
+          const el = document.createElement('softmax-generate');
+          el.setAttribute('tokens', '20');
+          el.setAttribute('loading', 'eager');
+          document.querySelector('main').append(el);
+          const counts = [];
+          const t0 = performance.now();
+          while (performance.now() - t0 < 5000) {
+            counts.push(el.shadowRoot.querySelectorAll('.tok').length);
+            if (counts[counts.length - 1] === 20) break;
+            await new Promise((r) => setTimeout(r, 20));
+          }
+          await el.ready;
+          return counts;
+        });
+        assert(seen.some((n) => n > 0 && n < 20), `never saw a partial text: ${seen.join(',')}`);
+        await p.close();
+      });
+    }
+
+    await test(E('gallery pages: each loads alone, no errors, nothing clipped, screenshots at 1280 and 360 px'), async () => {
+      for (const page of ['index', ...WIDGETS]) {
+        const p = await b.newPage();
+        await p.goto(`${base}widgets/${page}.html`, 'main');
+        if (page !== 'index') await p.evaluate((tag) => document.querySelector(tag).ready, page);
+        for (const width of [1280, 360]) {
+          await p.size(width);
+          const r = await p.evaluate(() => ({
+            over: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+            clipped: Array.from(document.querySelectorAll('pre'), (x) => x.scrollWidth - x.clientWidth).filter((d) => d > 1),
+            csp: window.__cspViolations,
+          }));
+          assert(r.over <= 0 && r.clipped.length === 0, `${page} at ${width}: sideways ${r.over}, clipped snippets ${r.clipped}`);
+          assert(r.csp.length === 0, `${page}: CSP ${r.csp}`);
+          await p.screenshot(join(SHOTS, `gallery-${name}-${page}-${width}.png`));
+        }
+        assert(p.errors.length === 0, `${page}: console errors ${p.errors}`);
+        await p.close();
+      }
+    }, 150_000);
+
+    await test(E('a page opened from file:// says how to serve it'), async () => {
+      const p = await b.newPage();
+      await p.goto(pathToFileURL(join(WEB_ROOT, 'demo', 'index.html')).href, null);
+      await new Promise((r) => setTimeout(r, 1500));
+      const r = await p.evaluate(() => ({
+        text: [document.getElementById('build').textContent, document.getElementById('load-error').hidden ? '' : document.getElementById('load-error').textContent].join(' '),
+        prose: document.querySelector('#why p').getBoundingClientRect().height > 0,
+      }));
+      assert(r.prose, 'the lesson text is not shown');
+      assert(/npm start/.test(r.text), `no visible hint: ${r.text}`);
+      await p.close();
+    });
+
+    const sum = await lesson.evaluate(() => document.documentElement.dataset.failures);
+    assert(sum === '0', `the lesson reports ${sum} failures`);
+    await w.close();
+    await lesson.close();
+  } finally {
+    await b.close();
+  }
+}
+
+async function main() {
+  assert(existsSync(join(WEB_ROOT, 'dist', 'softmax-simd.wasm')), 'web/dist is missing: run npm run build first');
+  mkdirSync(SHOTS, { recursive: true });
+  const ref = await references();
+  await nodeChecks(ref);
+  const server = await startServer({ port: 0 });
+  const base = `${server.url}demo/`;
+  console.log(`serving ${WEB_ROOT} at ${server.url} with CSP: ${CSP}`);
+  const heights = {};
+  try {
+    for (const name of Object.keys(ENGINES)) if (!only || only === name) await engineTests(name, base, ref, heights);
+  } finally {
+    await server.close();
+  }
+}
+
+try {
+  await main();
+} catch (err) {
+  failed++;
+  console.log(`  ✗ setup: ${err.stack || err}`);
+}
+if (failures.length) console.log(`failed: ${failures.join(' | ')}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
