@@ -143,7 +143,13 @@ function wrap(page, setSize) {
       return r;
     },
     evaluate: (fn, arg) => page.evaluate(fn, arg),
-    press: (key) => page.keyboard.press(key),
+    async press(combo) {
+      const keys = combo.split('+');
+      const key = keys.pop();
+      for (const m of keys) await page.keyboard.down(m);
+      await page.keyboard.press(key);
+      for (const m of keys.reverse()) await page.keyboard.up(m);
+    },
     type: (text) => page.keyboard.type(text),
     mouse: page.mouse,
     size: (w, hgt = 900) => setSize(w, hgt),
@@ -704,16 +710,18 @@ async function engineTests(name, base, ref, heights) {
       }
     }, 150_000);
 
-    await test(E('a page opened from file:// says how to serve it'), async () => {
+    await test(E('a page opened from file:// works, or says how to serve it'), async () => {
       const p = await b.newPage();
       await p.goto(pathToFileURL(join(WEB_ROOT, 'demo', 'index.html')).href, null);
       await new Promise((r) => setTimeout(r, 1500));
       const r = await p.evaluate(() => ({
+        works: document.documentElement.dataset.failures === '0', // Firefox runs modules and fetches the wasm from file://
         text: [document.getElementById('build').textContent, document.getElementById('load-error').hidden ? '' : document.getElementById('load-error').textContent].join(' '),
         prose: document.querySelector('#why p').getBoundingClientRect().height > 0,
       }));
       assert(r.prose, 'the lesson text is not shown');
-      assert(/npm start/.test(r.text), `no visible hint: ${r.text}`);
+      assert(r.works || /npm start/.test(r.text), `neither working nor a visible hint: ${r.text}`);
+      console.log(`      ${r.works ? 'the page works from file://' : 'the page says: npm start'}`);
       await p.close();
     });
 
