@@ -6,7 +6,6 @@
 #include <cstring>
 #include <limits>
 
-#include "sampler_extra.h"
 #include "select.h"
 #include "smx/softmax.h"
 
@@ -171,56 +170,19 @@ Cut weighted_cut(uint32_t* a, size_t n, const float* w, double target, Less less
   return {a[hi - 1], hi};
 }
 
-bool finite(float v) { return v == v && v - v == 0.0f; }
-
-bool steps_valid(const SamplerOptions& o) {
-  if (o.order_len < 0 || o.order_len > kNumSteps) return false;
-  bool seen[kNumSteps] = {};
-  for (int i = 0; i < o.order_len; ++i) {
-    const auto s = static_cast<int32_t>(o.order[i]);
-    if (s < 0 || s >= kNumSteps || seen[s]) return false;
-    seen[s] = true;
-  }
-  // With dynatemp on, the dynatemp step applies the temperature.
-  const bool enabled[kNumSteps] = {o.temperature != 1.0f && !(o.dynatemp_range > 0.0),
-                                   o.top_k != 0,
-                                   o.top_p<1.0, o.min_p> 0.0,
-                                   o.typical_p<1.0, o.top_n_sigma> 0.0,
-                                   o.xtc_probability > 0.0,
-                                   o.mirostat != 0,
-                                   o.dynatemp_range > 0.0,
-                                   o.epsilon_cutoff > 0.0,
-                                   o.eta_cutoff > 0.0,
-                                   o.dry_multiplier > 0.0f,
-                                   o.no_repeat_ngram_size > 0};
-  for (int s = 0; s < kNumSteps; ++s)
-    if (enabled[s] && !seen[s]) return false;
-  return true;
-}
-
 }  // namespace
 
-SampleStatus validate(const SamplerOptions& o) {
-  const bool ok = o.temperature >= 0.0f && o.top_p > 0.0 && o.top_p <= 1.0 && o.min_p >= 0.0 &&
-                  o.min_p <= 1.0 && o.typical_p > 0.0 && o.typical_p <= 1.0 && o.min_keep >= 1 &&
-                  o.repetition_penalty > 0.0f && finite(o.repetition_penalty) &&
-                  finite(o.frequency_penalty) && finite(o.presence_penalty) &&
-                  o.penalty_last_n >= -1 && extra_options_valid(o) && steps_valid(o);
-  return ok ? SampleStatus::kOk : SampleStatus::kBadOption;
-}
-
 SampleStatus Sampler::configure(const SamplerOptions& o) {
-  const SampleStatus s = validate(o);
-  if (s == SampleStatus::kOk) {
-    opts_ = o;
-    mu_ = 2.0 * o.mirostat_tau;
-  }
-  return s;
+  if (!validate(o).ok()) return SampleStatus::kBadOption;
+  opts_ = o;
+  mu_ = 2.0 * o.mirostat_tau;
+  return SampleStatus::kOk;
 }
 
 SampleStatus Sampler::set_logit_bias(const uint32_t* index, const float* bias, size_t count) {
   for (size_t i = 0; i < count; ++i) {
-    if (!(finite(bias[i]) || bias[i] == -kInf)) return SampleStatus::kBadOption;
+    const float b = bias[i];
+    if (!(b - b == 0.0f || b == -kInf)) return SampleStatus::kBadOption;  // finite or -Infinity
   }
   if (!bias_index_.reserve(count) || !bias_value_.reserve(count)) return SampleStatus::kNoMemory;
   if (count > 0) {

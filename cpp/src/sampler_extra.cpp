@@ -11,7 +11,6 @@
 // so the same seed gives the same indices natively and in both wasm builds.
 // Every scratch buffer is reserved before the steps run (prepare_checked);
 // a step reports a failure through step_status_.
-#include "sampler_extra.h"
 
 #include <algorithm>
 #include <cmath>
@@ -25,11 +24,8 @@ namespace smx {
 
 namespace {
 
-constexpr float kInfF = std::numeric_limits<float>::infinity();
 constexpr double kInfD = std::numeric_limits<double>::infinity();
 constexpr double kLn2 = 0x1.62E42FEFA39EFp-1;
-
-bool finite_d(double v) { return v == v && v - v == 0.0; }
 
 // e^x without libm: x = k ln 2 + r, |r| <= ln 2 / 2, e^r by its Taylor series
 // to r^20 / 20! (below 1e-28), then an exact scaling by 2^k.
@@ -65,23 +61,7 @@ double pow_int(double base, int e) {
   return r;
 }
 
-bool in01(double v) { return v >= 0.0 && v <= 1.0; }
-
 }  // namespace
-
-bool extra_options_valid(const SamplerOptions& o) {
-  const bool dry_ok = o.dry_multiplier >= 0.0f && finite_d(o.dry_multiplier) &&
-                      o.dry_base >= 1.0f && finite_d(o.dry_base) && o.dry_allowed_length >= 0 &&
-                      o.dry_penalty_last_n >= -1;
-  const bool dyn_ok = o.dynatemp_range >= 0.0 && finite_d(o.dynatemp_range) &&
-                      o.dynatemp_exponent >= 0.0 && finite_d(o.dynatemp_exponent) &&
-                      (o.dynatemp_range == 0.0 || finite_d(o.temperature));
-  return o.top_n_sigma >= 0.0 && finite_d(o.top_n_sigma) && in01(o.xtc_probability) &&
-         in01(o.xtc_threshold) && o.mirostat >= 0 && o.mirostat <= 2 && o.mirostat_tau >= 0.0 &&
-         finite_d(o.mirostat_tau) && o.mirostat_eta >= 0.0 && finite_d(o.mirostat_eta) &&
-         o.epsilon_cutoff >= 0.0 && o.epsilon_cutoff < 1.0 && o.eta_cutoff >= 0.0 &&
-         o.eta_cutoff < 1.0 && dry_ok && dyn_ok;
-}
 
 void Sampler::reset(uint64_t s) {
   seed(s);

@@ -69,3 +69,35 @@ describe('README API reference = index.d.ts = runtime', () => {
     expect(unique(proto)).toEqual(members('Sampler'));
   });
 });
+
+describe("the core's option table = index.d.ts = README", () => {
+  // The table the JS layer validates against is the core's (cpp/include/smx/sampler_options.h),
+  // read from the module; the docs must list exactly its options.
+  it('SamplerOptions in index.d.ts are the option table', async () => {
+    const sm = await load();
+    const s = sm.createSampler({ seed: 1 });
+    const numeric = Object.keys(s.options).filter((k) => !['order', 'drySequenceBreakers'].includes(k));
+    s.dispose();
+    const lists = ['seed', 'logitBias', 'history', 'order', 'drySequenceBreakers'];
+    expect(unique([...numeric, ...lists])).toEqual(members('SamplerOptions'));
+  });
+
+  it('every numeric option of the table has a row in the Sampling table', async () => {
+    const sm = await load();
+    const s = sm.createSampler({ seed: 1 });
+    const rows = sampling.split('\n').filter((l) => /^\| `\w+`/.test(l));
+    for (const [name, value] of Object.entries(s.options)) {
+      if (typeof value !== 'number') continue;
+      const row = rows.find((l) => ticked(l.split('|')[1]).includes(name));
+      expect(row, `${name} has a row`).toBeDefined();
+    }
+    s.dispose();
+  });
+
+  it('an unknown snake_case option suggests ours', async () => {
+    const sm = await load();
+    for (const [bad, good] of [['top_p', 'topP'], ['repeat_penalty', 'repetitionPenalty'], ['min_tokens_to_keep', 'minKeep'], ['temprature', 'temperature']]) {
+      expect(() => sm.createSampler({ [bad]: 1 })).toThrow(new RegExp(`did you mean '${good}'`));
+    }
+  });
+});

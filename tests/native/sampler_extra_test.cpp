@@ -378,7 +378,7 @@ TEST(SamplerExtra, EveryStepMatchesTheReferenceOnRandomInputs) {
     const int ord = gen() % 3;
     if (ord == 1) std::copy(smx::kOrderLlamaCpp, smx::kOrderLlamaCpp + smx::kNumSteps, o.order);
     if (ord == 2) std::shuffle(o.order, o.order + smx::kNumSteps, gen);
-    ASSERT_EQ(smx::validate(o), SampleStatus::kOk) << iter;
+    ASSERT_TRUE(smx::validate(o).ok()) << iter;
     for (int s = 0; s < smx::kNumSteps; ++s) {
       const bool on[] = {o.temperature != 1,
                          o.top_k > 0,
@@ -631,13 +631,13 @@ TEST(SamplerExtra, DynatempHandWorked) {
   // With dynatemp on, the temperature step does nothing: order need not hold 'temperature'.
   o.temperature = 0.7f;
   set_order(o, {Step::kDynatemp});
-  EXPECT_EQ(smx::validate(o), SampleStatus::kOk);
+  EXPECT_TRUE(smx::validate(o).ok());
   set_order(o, {Step::kTemperature});
-  EXPECT_EQ(smx::validate(o), SampleStatus::kBadOption);
+  EXPECT_FALSE(smx::validate(o).ok());
   // It needs a finite temperature.
   SamplerOptions bad;
   bad.dynatemp_range = 0.5, bad.temperature = kInf;
-  EXPECT_EQ(smx::validate(bad), SampleStatus::kBadOption);
+  EXPECT_FALSE(smx::validate(bad).ok());
 }
 
 TEST(SamplerExtra, EpsilonAndEtaHandWorked) {
@@ -897,7 +897,7 @@ TEST(SamplerExtra, BadOptionsAreStatuses) {
            [](SamplerOptions& o) { o.mirostat = 1, set_order(o, {Step::kTemperature}); }}) {
     SamplerOptions o;
     edit(o);
-    EXPECT_EQ(smx::validate(o), SampleStatus::kBadOption);
+    EXPECT_FALSE(smx::validate(o).ok());
     smx::Sampler s;
     EXPECT_EQ(s.configure(o), SampleStatus::kBadOption);
   }

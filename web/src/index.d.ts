@@ -1,8 +1,33 @@
 // Public types of softmax-wasm. Hand-written; the README's API table is checked
 // against this file by tests/js/docs.test.js.
 
-/** Scores (logits): any real numbers. -Infinity means masked. */
-export type Scores = ArrayLike<number> & (number[] | Float32Array | Float64Array);
+/**
+ * A logits tensor as onnxruntime-web and transformers.js hand it over: data
+ * row-major with its dimensions; float16 data as IEEE half bits in a
+ * Uint16Array (type 'float16').
+ */
+export interface LogitsTensor {
+  readonly data: Float32Array | Float64Array | Uint16Array;
+  readonly dims: readonly number[];
+  readonly type?: 'float32' | 'float16' | 'float64' | string;
+}
+
+/**
+ * Scores (logits): any real numbers, read as float32. -Infinity means masked.
+ * A tensor's dims act as `shape`; a sampler reads the last position of a
+ * [batch, seq, vocab] tensor.
+ */
+export type Scores = readonly number[] | Float32Array | Float64Array | LogitsTensor;
+
+/** Token ids as the runtimes hand them over. */
+export type TokenIds = readonly (number | bigint)[] | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
+
+/**
+ * The last position of each batch row of a [batch, seq, vocab] logits tensor,
+ * as a [batch, vocab] tensor: a view of the tensor's data (no copy) when batch
+ * is 1, a copy otherwise.
+ */
+export function lastPosition(tensor: LogitsTensor): LogitsTensor & { dims: [number, number] };
 
 /** What a slice of only -Infinity entries becomes. Default 'nan', as PyTorch. */
 export type MaskedPolicy = 'nan' | 'zeros' | 'uniform' | 'throw';
@@ -92,6 +117,10 @@ export interface Softmax {
   createSampler(opts?: SamplerOptions): Sampler;
   /** One index drawn by a throwaway sampler: createSampler(opts).sample(scores), then disposed. */
   sample(scores: Scores, opts?: SamplerOptions): number;
+  /** The last position of each batch row of a logits tensor (the same as the package's lastPosition export). */
+  lastPosition(tensor: LogitsTensor): LogitsTensor & { dims: [number, number] };
+  /** How many samplers of this module are alive (not yet disposed or collected). */
+  readonly liveSamplers: number;
 }
 
 /** Loads the module (memoised: one compile per page and build). */
@@ -147,7 +176,7 @@ export interface SamplerOptions {
   /** How many of the last tokens the penalties read: -1 = all, 0 = none. Default 64. */
   penaltyLastN?: number;
   /** Initial token history for the penalties, DRY and no-repeat n-gram (accept() appends to it). */
-  history?: readonly number[] | Int32Array | Uint32Array;
+  history?: TokenIds;
   /** llama.cpp top-n-sigma: keep scores >= max - n * std over the candidates (population std). >= 0, finite; 0 = off (default). Step 'topNSigma'. */
   topNSigma?: number;
   /**
@@ -195,7 +224,7 @@ export interface SamplerOptions {
   /** How many of the last tokens DRY reads: -1 = all (default), 0 = off. */
   dryPenaltyLastN?: number;
   /** Token ids that end a repeat (llama.cpp's sequence breakers, here as single tokens); never penalised. Default none. */
-  drySequenceBreakers?: readonly number[] | Int32Array | Uint32Array;
+  drySequenceBreakers?: TokenIds;
   /**
    * HF no_repeat_ngram_size: ban every token that would complete an n-gram
    * already in the history (a hard ban: minKeep does not undo it; all banned
@@ -241,14 +270,20 @@ export interface Sampler {
   sample(scores: Scores): number;
   /** n independent draws from the same distribution (computed once). */
   sampleMany(scores: Scores, n: number): Int32Array;
-  /** scores holds [rows, vocab] row-major: one index per row, rows in order. */
-  sampleBatch(scores: Scores, shape: [number, number]): Int32Array;
+  /**
+   * One index per row, rows in order: scores holds [rows, vocab] row-major
+   * (give shape), or is a [batch, vocab] or [batch, seq, vocab] tensor (each
+   * row's last position; no shape).
+   */
+  sampleBatch(scores: Scores, shape?: readonly [number, number]): Int32Array;
   /** The distribution sample() draws from, after every filter; 0 for removed entries. */
   probs(scores: Scores): Float32Array;
   /** The min(k, n) most likely entries with their log-probabilities before and after the filters. */
   logprobs(scores: Scores, k: number): SamplerLogprobs;
   /** Appends token(s) to the history the penalties read. */
-  accept(token: number | readonly number[] | Int32Array): void;
+  accept(tokens: number | bigint | TokenIds): void;
+  /** Forgets the history (the seed, the streams and mirostat's mu stay). */
+  clearHistory(): void;
   /** Restarts the streams from seed (random when omitted), clears the history, restores mirostat's mu. */
   reset(seed?: number | bigint): void;
   /** Frees the wasm side; later calls throw. */

@@ -1,136 +1,96 @@
-// Sampler: seeded token sampling over the smx_sampler_* C exports
-// (cpp/bindings/embind.cpp -> cpp/include/smx/sampler.h, which documents the
-// exact semantics). This file validates every argument, stages typed arrays in
-// wasm memory and turns status codes into errors that name the argument.
-// Create one with sm.createSampler(opts) (web/src/api.js).
-import { checkNumber, checkOptions, checkScores } from './api.js';
+// Sampler: seeded token sampling over the Embind class Sampler of
+// cpp/bindings/bindings.cpp (cpp/include/smx/sampler.h documents the exact
+// semantics). The options come from the core's option table
+// (cpp/include/smx/sampler_options.h), read once per module: their names,
+// types, ranges, defaults and steps are not written down here.
+import { align8, MAX_ELEMENTS } from './memory.js';
+import { checkInt, checkSeed, describe, formatRange, randomSeed, readOptions, readTokens } from './validate.js';
 
-// Step names, indexed by their smx::Step code.
-const STEPS = [
-  'temperature', 'topK', 'topP', 'minP', 'typicalP',
-  'topNSigma', 'xtc', 'mirostat', 'dynatemp', 'epsilonCutoff', 'etaCutoff', 'dry', 'noRepeatNgram',
-];
-// smx::kOrderHf and smx::kOrderLlamaCpp (cpp/include/smx/sampler.h explains the places of the steps).
-const ORDERS = {
-  hf: [
-    'noRepeatNgram', 'dry', 'temperature', 'dynatemp', 'topNSigma', 'topK', 'topP', 'minP', 'typicalP',
-    'epsilonCutoff', 'etaCutoff', 'xtc', 'mirostat',
-  ],
-  'llama.cpp': [
-    'noRepeatNgram', 'dry', 'topNSigma', 'topK', 'typicalP', 'topP', 'minP', 'epsilonCutoff', 'etaCutoff',
-    'xtc', 'temperature', 'dynatemp', 'mirostat',
-  ],
-};
-// The options of issue 8, in the order of the Float64Array that configure reads
-// (enum Extra in cpp/bindings/embind.cpp), then the DRY breaker count and ids.
-const EXTRA = [
-  'topNSigma', 'xtcProbability', 'xtcThreshold', 'mirostat', 'mirostatTau', 'mirostatEta',
-  'dynatempRange', 'dynatempExponent', 'epsilonCutoff', 'etaCutoff', 'dryMultiplier', 'dryBase',
-  'dryAllowedLength', 'dryPenaltyLastN', 'noRepeatNgramSize',
-];
-const OPTIONS = [
-  'seed', 'temperature', 'topK', 'topP', 'minP', 'typicalP', 'minKeep', 'logitBias',
-  'repetitionPenalty', 'frequencyPenalty', 'presencePenalty', 'penaltyLastN', 'history', 'order',
-  ...EXTRA, 'drySequenceBreakers',
-];
-const UINT32_MAX = 2 ** 32 - 1;
 const INT32_MAX = 2 ** 31 - 1;
-const MAX_ELEMENTS = 2 ** 28;
-const STATUS = { ok: 0, empty: 1, allMasked: 2, nan: 3, badOption: 4, badToken: 5, noMemory: 6 };
-
-const align8 = (bytes) => (bytes + 7) & ~7;
-const describe = (v) =>
-  v === null ? 'null' : Array.isArray(v) ? 'an array' : ArrayBuffer.isView(v) ? v.constructor.name : typeof v;
 
 // Frees the wasm side of samplers that were never disposed.
 const registry =
-  typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((handle) => handle.delete()) : undefined;
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry((handle) => {
+        if (!handle.isDeleted()) handle.delete();
+      })
+    : undefined;
 
-function checkRange(fn, name, v, lo, hi, loOpen, what) {
-  checkNumber(fn, name, v);
-  if ((loOpen ? !(v > lo) : !(v >= lo)) || !(v <= hi)) {
-    throw new RangeError(`${fn}: ${name} must be in ${what}, got ${v}`);
+const specs = new WeakMap();
+
+/** The option table of a module, with what the checks need (once per module). */
+export function samplerSpec(m) {
+  if (specs.has(m)) return specs.get(m);
+  const table = m.samplerOptionTable();
+  const status = {};
+  for (const [k, v] of Object.entries(m.SampleStatus)) if (v && typeof v.value === 'number') status[k] = v.value;
+  const spec = {
+    m,
+    numbers: table.options,
+    lists: table.lists,
+    names: [...table.options.map((r) => r.name), ...table.lists.map((r) => r.name)],
+    steps: table.steps,
+    presets: table.presets,
+    stepEnum: table.steps.map((name) => m.Step[name]),
+    kinds: m.OptionCheckKind,
+    status,
+  };
+  specs.set(m, spec);
+  return spec;
+}
+
+/** A number option, checked against its row of the table, then as the type that crosses. */
+function checkOption(fn, r, v) {
+  if (typeof v !== 'number') throw new TypeError(`${fn}: ${r.name} must be a number, got ${describe(v)}`);
+  const inRange = (x) => !Number.isNaN(x) && (r.loOpen ? x > r.lo : x >= r.lo) && (r.hiOpen ? x < r.hi : x <= r.hi);
+  if (Number.isNaN(v)) throw new RangeError(`${fn}: ${r.name} must not be NaN`);
+  if ((r.type === 'uint32' || r.type === 'int32') && !Number.isInteger(v)) {
+    throw new RangeError(`${fn}: ${r.name} must be an integer, got ${v}`);
+  }
+  if (!inRange(v)) throw new RangeError(`${fn}: ${r.name} must be in ${formatRange(r)}, got ${v}`);
+  if (r.type === 'float32' && !inRange(Math.fround(v))) {
+    throw new RangeError(`${fn}: ${r.name} = ${v} is ${Math.fround(v)} as a float32, outside ${formatRange(r)}`);
   }
   return v;
 }
 
-function checkFinite(fn, name, v) {
-  checkNumber(fn, name, v);
-  if (!Number.isFinite(v)) throw new RangeError(`${fn}: ${name} must be finite, got ${v}`);
-  return v;
-}
-
-/** A finite number >= min that stays finite in float32 when float32 is set. */
-function checkAtLeast(fn, name, v, min, float32 = false) {
-  checkFinite(fn, name, v);
-  if (!(v >= min)) throw new RangeError(`${fn}: ${name} must be >= ${min}, got ${v}`);
-  if (float32 && !Number.isFinite(Math.fround(v))) throw new RangeError(`${fn}: ${name} must fit in float32, got ${v}`);
-  return v;
-}
-
-/** A cutoff in [0, 1). */
-function checkCutoff(fn, name, v) {
-  checkNumber(fn, name, v);
-  if (!(v >= 0 && v < 1)) throw new RangeError(`${fn}: ${name} must be in [0, 1), got ${v}`);
-  return v;
-}
-
-function checkInt(fn, name, v, min, max) {
-  checkNumber(fn, name, v, { min, integer: true });
-  if (v > max) throw new RangeError(`${fn}: ${name} must be <= ${max}, got ${v}`);
-  return v;
-}
-
-/** A seed as [low, high] uint32 halves: a non-negative safe integer or a BigInt < 2^64. */
-function checkSeed(fn, seed) {
-  if (typeof seed === 'bigint') {
-    if (seed < 0n || seed >= 1n << 64n) throw new RangeError(`${fn}: seed must be in [0, 2^64), got ${seed}`);
-    return seed;
-  }
-  if (typeof seed !== 'number') {
-    throw new TypeError(`${fn}: seed must be a non-negative integer or a BigInt, got ${describe(seed)}`);
-  }
-  if (!Number.isSafeInteger(seed) || seed < 0) {
-    throw new RangeError(`${fn}: seed must be a non-negative safe integer or a BigInt, got ${seed}`);
-  }
-  return BigInt(seed);
-}
-
-function randomSeed(fn) {
-  const c = globalThis.crypto;
-  if (!c || typeof c.getRandomValues !== 'function') {
-    throw new Error(`${fn}: no crypto.getRandomValues in this environment; pass a seed`);
-  }
-  const [lo, hi] = c.getRandomValues(new Uint32Array(2));
-  return (BigInt(hi) << 32n) | BigInt(lo);
-}
-
-function checkTokens(fn, name, tokens) {
-  const ok = Array.isArray(tokens) || tokens instanceof Int32Array || tokens instanceof Uint32Array;
-  if (!ok) throw new TypeError(`${fn}: ${name} must be an array of token indices, got ${describe(tokens)}`);
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i];
-    if (typeof t !== 'number') throw new TypeError(`${fn}: ${name}[${i}] must be a number, got ${describe(t)}`);
-    if (!Number.isInteger(t) || t < 0 || t > INT32_MAX) {
-      throw new RangeError(`${fn}: ${name}[${i}] must be a token index (an integer in [0, 2^31)), got ${t}`);
+function checkOrder(fn, spec, order) {
+  if (order === undefined) return spec.presets.hf;
+  if (typeof order === 'string') {
+    const steps = spec.presets[order];
+    if (!steps || !Object.hasOwn(spec.presets, order)) {
+      throw new RangeError(`${fn}: order must be 'hf', 'llama.cpp' or an array of step names, got '${order}'`);
     }
+    return steps;
   }
-  return Int32Array.from(tokens);
+  if (!Array.isArray(order)) {
+    throw new TypeError(`${fn}: order must be 'hf', 'llama.cpp' or an array of step names, got ${describe(order)}`);
+  }
+  const steps = Array.from(order);
+  const seen = new Set();
+  steps.forEach((s, i) => {
+    if (!spec.steps.includes(s)) {
+      throw new RangeError(`${fn}: order[${i}] must be one of ${spec.steps.map((x) => `'${x}'`).join(', ')}, got ${String(s)}`);
+    }
+    if (seen.has(s)) throw new RangeError(`${fn}: order lists '${s}' twice`);
+    seen.add(s);
+  });
+  return steps;
 }
 
-/** logitBias: { index: bias } or Map<index, bias>; bias finite or -Infinity (a ban). */
+/** logitBias: { index: bias } or Map<index, bias>; bias finite or -Infinity (a ban), as a float32. */
 function checkBias(fn, bias) {
-  if (bias === undefined) return new Map();
-  const entries =
-    bias instanceof Map
-      ? [...bias.entries()]
-      : bias !== null && typeof bias === 'object' && !Array.isArray(bias) && !ArrayBuffer.isView(bias)
-        ? Object.entries(bias)
-        : undefined;
-  if (!entries) throw new TypeError(`${fn}: logitBias must be an object or a Map of index -> bias, got ${describe(bias)}`);
   const out = new Map();
+  if (bias === undefined) return out;
+  let entries;
+  if (bias instanceof Map) entries = [...bias.entries()];
+  else if (bias !== null && typeof bias === 'object' && !Array.isArray(bias) && !ArrayBuffer.isView(bias)) {
+    entries = Reflect.ownKeys(bias).map((k) => [k, bias[k]]);
+  } else {
+    throw new TypeError(`${fn}: logitBias must be an object or a Map of index -> bias, got ${describe(bias)}`);
+  }
   for (const [key, v] of entries) {
-    const i = typeof key === 'string' && /^(0|[1-9][0-9]*)$/.test(key) ? Number(key) : key;
+    const i = typeof key === 'string' && /^(0|[1-9][0-9]*)$/.test(key) ? Number(key) : typeof key === 'bigint' ? Number(key) : key;
     if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i > INT32_MAX) {
       throw new RangeError(`${fn}: logitBias key ${JSON.stringify(String(key))} is not a token index`);
     }
@@ -138,118 +98,27 @@ function checkBias(fn, bias) {
     if (!(Number.isFinite(v) || v === -Infinity)) {
       throw new RangeError(`${fn}: logitBias[${i}] must be finite or -Infinity (a ban), got ${v}`);
     }
+    if (Number.isFinite(v) && !Number.isFinite(Math.fround(v))) {
+      throw new RangeError(`${fn}: logitBias[${i}] = ${v} overflows float32; use -Infinity to ban a token`);
+    }
     out.set(i, v);
   }
   return out;
 }
 
-function checkOrder(fn, order, o) {
-  let steps;
-  if (order === undefined) steps = ORDERS.hf;
-  else if (typeof order === 'string') {
-    steps = ORDERS[order];
-    if (!steps) throw new RangeError(`${fn}: order must be 'hf', 'llama.cpp' or an array of step names, got '${order}'`);
-  } else if (Array.isArray(order)) {
-    steps = order;
-    const seen = new Set();
-    for (let i = 0; i < steps.length; i++) {
-      if (!STEPS.includes(steps[i])) {
-        throw new RangeError(`${fn}: order[${i}] must be one of ${STEPS.map((s) => `'${s}'`).join(', ')}, got ${String(steps[i])}`);
-      }
-      if (seen.has(steps[i])) throw new RangeError(`${fn}: order lists '${steps[i]}' twice`);
-      seen.add(steps[i]);
-    }
-  } else {
-    throw new TypeError(`${fn}: order must be 'hf', 'llama.cpp' or an array of step names, got ${describe(order)}`);
-  }
-  const enabled = {
-    // With dynatempRange > 0 the dynatemp step applies the temperature.
-    temperature: o.temperature !== 1 && o.dynatempRange === 0, topK: o.topK !== 0, topP: o.topP !== 1, minP: o.minP !== 0, typicalP: o.typicalP !== 1,
-    topNSigma: o.topNSigma > 0, xtc: o.xtcProbability > 0, mirostat: o.mirostat !== 0, dynatemp: o.dynatempRange > 0,
-    epsilonCutoff: o.epsilonCutoff > 0, etaCutoff: o.etaCutoff > 0, dry: o.dryMultiplier > 0, noRepeatNgram: o.noRepeatNgramSize > 0,
+/** createSampler's options, read once and checked: the numbers (defaults filled in) and the rest. */
+function readSamplerOptions(fn, spec, opts) {
+  const o = readOptions(fn, opts, spec.names);
+  const numbers = {};
+  for (const r of spec.numbers) numbers[r.name] = o[r.name] === undefined ? r.default : checkOption(fn, r, o[r.name]);
+  return {
+    numbers,
+    order: checkOrder(fn, spec, o.order),
+    logitBias: checkBias(fn, o.logitBias),
+    history: o.history === undefined ? new Int32Array(0) : readTokens(fn, 'history', o.history),
+    drySequenceBreakers: o.drySequenceBreakers === undefined ? new Int32Array(0) : readTokens(fn, 'drySequenceBreakers', o.drySequenceBreakers),
+    seed: o.seed === undefined ? undefined : checkSeed(fn, o.seed),
   };
-  for (const s of STEPS) {
-    if (enabled[s] && !steps.includes(s)) throw new RangeError(`${fn}: order lacks '${s}', but ${s} is set`);
-  }
-  return steps.map((s) => STEPS.indexOf(s));
-}
-
-/** Validates createSampler's options; returns them normalised (defaults filled in). */
-function normalise(fn, opts) {
-  const o = checkOptions(fn, opts, OPTIONS);
-  const n = {
-    temperature: o.temperature === undefined ? 1 : checkNumber(fn, 'temperature', o.temperature, { min: 0 }),
-    topK: o.topK === undefined ? 0 : Math.min(checkInt(fn, 'topK', o.topK, 0, Number.MAX_SAFE_INTEGER), UINT32_MAX),
-    topP: o.topP === undefined ? 1 : checkRange(fn, 'topP', o.topP, 0, 1, true, '(0, 1]'),
-    minP: o.minP === undefined ? 0 : checkRange(fn, 'minP', o.minP, 0, 1, false, '[0, 1]'),
-    typicalP: o.typicalP === undefined ? 1 : checkRange(fn, 'typicalP', o.typicalP, 0, 1, true, '(0, 1]'),
-    minKeep: o.minKeep === undefined ? 1 : checkInt(fn, 'minKeep', o.minKeep, 1, UINT32_MAX),
-    repetitionPenalty: o.repetitionPenalty === undefined ? 1 : checkFinite(fn, 'repetitionPenalty', o.repetitionPenalty),
-    frequencyPenalty: o.frequencyPenalty === undefined ? 0 : checkFinite(fn, 'frequencyPenalty', o.frequencyPenalty),
-    presencePenalty: o.presencePenalty === undefined ? 0 : checkFinite(fn, 'presencePenalty', o.presencePenalty),
-    penaltyLastN: o.penaltyLastN === undefined ? 64 : checkInt(fn, 'penaltyLastN', o.penaltyLastN, -1, INT32_MAX),
-    topNSigma: o.topNSigma === undefined ? 0 : checkAtLeast(fn, 'topNSigma', o.topNSigma, 0),
-    xtcProbability: o.xtcProbability === undefined ? 0 : checkRange(fn, 'xtcProbability', o.xtcProbability, 0, 1, false, '[0, 1]'),
-    xtcThreshold: o.xtcThreshold === undefined ? 0.1 : checkRange(fn, 'xtcThreshold', o.xtcThreshold, 0, 1, false, '[0, 1]'),
-    mirostat: o.mirostat === undefined ? 0 : checkInt(fn, 'mirostat', o.mirostat, 0, 2),
-    mirostatTau: o.mirostatTau === undefined ? 5 : checkAtLeast(fn, 'mirostatTau', o.mirostatTau, 0),
-    mirostatEta: o.mirostatEta === undefined ? 0.1 : checkAtLeast(fn, 'mirostatEta', o.mirostatEta, 0),
-    dynatempRange: o.dynatempRange === undefined ? 0 : checkAtLeast(fn, 'dynatempRange', o.dynatempRange, 0),
-    dynatempExponent: o.dynatempExponent === undefined ? 1 : checkAtLeast(fn, 'dynatempExponent', o.dynatempExponent, 0),
-    epsilonCutoff: o.epsilonCutoff === undefined ? 0 : checkCutoff(fn, 'epsilonCutoff', o.epsilonCutoff),
-    etaCutoff: o.etaCutoff === undefined ? 0 : checkCutoff(fn, 'etaCutoff', o.etaCutoff),
-    dryMultiplier: o.dryMultiplier === undefined ? 0 : checkAtLeast(fn, 'dryMultiplier', o.dryMultiplier, 0, true),
-    dryBase: o.dryBase === undefined ? 1.75 : checkAtLeast(fn, 'dryBase', o.dryBase, 1, true),
-    dryAllowedLength: o.dryAllowedLength === undefined ? 2 : checkInt(fn, 'dryAllowedLength', o.dryAllowedLength, 0, INT32_MAX),
-    dryPenaltyLastN: o.dryPenaltyLastN === undefined ? -1 : checkInt(fn, 'dryPenaltyLastN', o.dryPenaltyLastN, -1, INT32_MAX),
-    noRepeatNgramSize: o.noRepeatNgramSize === undefined ? 0 : checkInt(fn, 'noRepeatNgramSize', o.noRepeatNgramSize, 0, UINT32_MAX),
-  };
-  if (!(n.repetitionPenalty > 0)) throw new RangeError(`${fn}: repetitionPenalty must be > 0, got ${n.repetitionPenalty}`);
-  if (n.dynatempRange > 0 && !Number.isFinite(n.temperature)) {
-    throw new RangeError(`${fn}: dynatempRange needs a finite temperature, got temperature ${n.temperature}`);
-  }
-  n.drySequenceBreakers =
-    o.drySequenceBreakers === undefined ? new Int32Array(0) : checkTokens(fn, 'drySequenceBreakers', o.drySequenceBreakers);
-  n.order = checkOrder(fn, o.order, n);
-  n.logitBias = checkBias(fn, o.logitBias);
-  n.history = o.history === undefined ? new Int32Array(0) : checkTokens(fn, 'history', o.history);
-  n.seed = o.seed === undefined ? undefined : checkSeed(fn, o.seed);
-  return n;
-}
-
-/**
- * The wasm side of a Sampler: a handle over the C exports smx_sampler_* of
- * cpp/bindings/embind.cpp, with the method names the Sampler class uses.
- */
-class Handle {
-  #m;
-  #p;
-
-  constructor(m) {
-    this.#m = m;
-    this.#p = m._smx_sampler_new();
-    if (this.#p === 0) throw new RangeError('createSampler: no wasm memory left for a sampler');
-  }
-
-  configure(...a) { return this.#m._smx_sampler_configure(this.#p, ...a); }
-  reset(lo, hi) { this.#m._smx_sampler_reset(this.#p, lo, hi); }
-  mirostatMu() { return this.#m._smx_sampler_mirostat_mu(this.#p); }
-  setLogitBias(index, bias, count) { return this.#m._smx_sampler_set_logit_bias(this.#p, index, bias, count); }
-  seed(lo, hi) { this.#m._smx_sampler_seed(this.#p, lo, hi); }
-  accept(tokens, count) { return this.#m._smx_sampler_accept(this.#p, tokens, count); }
-  clearHistory() { this.#m._smx_sampler_clear_history(this.#p); }
-  sample(x, n) { return this.#m._smx_sampler_sample(this.#p, x, n); }
-  sampleMany(x, n, count, out) { return this.#m._smx_sampler_sample_many(this.#p, x, n, count, out); }
-  sampleBatch(x, rows, n, out) { return this.#m._smx_sampler_sample_batch(this.#p, x, rows, n, out); }
-  probs(x, n, out) { return this.#m._smx_sampler_probs(this.#p, x, n, out); }
-  logprobs(...a) { return this.#m._smx_sampler_logprobs(this.#p, ...a); }
-  errorIndex() { return this.#m._smx_sampler_error_index(this.#p); }
-
-  /** Frees the C++ sampler; idempotent. */
-  delete() {
-    if (this.#p !== 0) this.#m._smx_sampler_delete(this.#p);
-    this.#p = 0;
-  }
 }
 
 /**
@@ -257,56 +126,78 @@ class Handle {
  * or garbage collection as a last resort).
  */
 export class Sampler {
-  #m;
-  #alloc;
-  #h; // the Handle, undefined once disposed
+  #mem;
+  #spec;
+  #h; // the Embind Sampler, undefined once disposed
   #bias;
   #seed;
   #options;
 
-  /** Internal: use sm.createSampler(opts). alloc(fn, bytes) returns scratch wasm memory. */
-  constructor(wasmModule, alloc, opts, fn = 'createSampler') {
-    const o = normalise(fn, opts);
-    this.#m = wasmModule;
-    this.#alloc = alloc;
-    this.#bias = o.logitBias;
-    const h = new Handle(wasmModule);
+  /** Internal: use sm.createSampler(opts). */
+  constructor(mem, spec, opts, fn = 'createSampler') {
+    this.#mem = mem;
+    this.#spec = spec;
+    mem.enter(fn);
     try {
-      // order (int32, 64 bytes), then the Float64Array of the extra options.
-      const breakers = o.drySequenceBreakers;
-      const p = alloc(fn, 64 + 8 * (EXTRA.length + 1 + breakers.length));
-      this.#m.HEAP32.set(o.order, p >> 2);
-      const extra = this.#m.HEAPF64.subarray((p + 64) >> 3, ((p + 64) >> 3) + EXTRA.length + 1 + breakers.length);
-      EXTRA.forEach((key, i) => (extra[i] = o[key]));
-      extra[EXTRA.length] = breakers.length;
-      extra.set(breakers, EXTRA.length + 1);
-      const status = h.configure(
-        o.temperature, o.topK, o.topP, o.minP, o.typicalP, o.minKeep,
-        o.repetitionPenalty, o.frequencyPenalty, o.presencePenalty, o.penaltyLastN, p, o.order.length, p + 64,
-      );
-      if (status !== STATUS.ok) throw new Error(`${fn}: internal status ${status} from configure`);
-      const keys = Uint32Array.from(o.logitBias.keys());
-      const p2 = alloc(fn, 8 * keys.length + 8);
-      this.#m.HEAPU32.set(keys, p2 >> 2);
-      this.#m.HEAPF32.set(Float32Array.from(o.logitBias.values()), (p2 >> 2) + keys.length);
-      const sb = h.setLogitBias(p2, p2 + 4 * keys.length, keys.length);
-      if (sb !== STATUS.ok) throw new Error(`${fn}: internal status ${sb} from setLogitBias`);
+      const o = readSamplerOptions(fn, spec, opts);
+      const h = spec.m.Sampler.create();
+      if (h === null) throw new RangeError(`${fn}: no wasm memory left for a sampler`);
+      try {
+        this.#configure(fn, h, o);
+      } catch (e) {
+        h.delete();
+        throw e;
+      }
       this.#h = h;
-      this.#accept(fn, o.history);
+      this.#bias = o.logitBias;
+      this.#options = Object.freeze({
+        ...o.numbers,
+        drySequenceBreakers: Object.freeze(Array.from(o.drySequenceBreakers)),
+        order: Object.freeze([...o.order]),
+      });
       this.#reseed(o.seed ?? randomSeed(fn));
-    } catch (e) {
-      this.#h = undefined;
-      h.delete();
-      throw e;
+      registry?.register(this, h, this);
+    } finally {
+      mem.leave();
     }
-    const numbers = {};
-    for (const key of OPTIONS) if (typeof o[key] === 'number') numbers[key] = o[key];
-    this.#options = Object.freeze({
-      ...numbers,
-      drySequenceBreakers: Object.freeze(Array.from(o.drySequenceBreakers)),
-      order: Object.freeze(o.order.map((i) => STEPS[i])),
-    });
-    registry?.register(this, h, this);
+  }
+
+  #configure(fn, h, o) {
+    const spec = this.#spec;
+    const m = spec.m;
+    const order = o.order.map((s) => spec.stepEnum[spec.steps.indexOf(s)]);
+    const padded = [...order, ...spec.stepEnum].slice(0, spec.steps.length);
+    const check = h.configure({ ...o.numbers, order: padded, orderLength: order.length });
+    const k = spec.kinds;
+    if (check.kind === k.outOfRange) {
+      const r = spec.numbers[check.option];
+      throw new RangeError(`${fn}: ${r.name} = ${o.numbers[r.name]} is out of ${formatRange(r)} as a ${r.type}`);
+    }
+    if (check.kind === k.missingStep) {
+      const s = spec.steps[check.step];
+      throw new RangeError(`${fn}: order lacks '${s}', but ${s} is set`);
+    }
+    if (check.kind === k.needsFiniteTemperature) {
+      throw new RangeError(`${fn}: dynatempRange needs a finite temperature, got temperature ${o.numbers.temperature}`);
+    }
+    if (check.kind !== k.ok) throw new RangeError(`${fn}: order is not a list of distinct steps`);
+    const breakers = o.drySequenceBreakers;
+    const keys = Uint32Array.from(o.logitBias.keys());
+    const p = this.#mem.alloc(fn, 4 * breakers.length + 8 * keys.length + 8, 'options');
+    m.HEAP32.set(breakers, p >> 2);
+    let st = h.setDryBreakers(p, breakers.length);
+    if (st !== spec.status.ok) this.#fail(fn, st, 0, 0, h);
+    const q = p + 4 * breakers.length;
+    m.HEAPU32.set(keys, q >> 2);
+    m.HEAPF32.set(Float32Array.from(o.logitBias.values()), (q >> 2) + keys.length);
+    st = h.setLogitBias(q, q + 4 * keys.length, keys.length);
+    if (st !== spec.status.ok) this.#fail(fn, st, 0, 0, h);
+    if (o.history.length) {
+      const r = this.#mem.alloc(fn, 4 * o.history.length, 'the history');
+      m.HEAP32.set(o.history, r >> 2);
+      st = h.accept(r, o.history.length);
+      if (st !== spec.status.ok) this.#fail(fn, st, 0, 0, h);
+    }
   }
 
   /** The seed in use, as a BigInt (the one given, or the random one drawn). */
@@ -321,7 +212,7 @@ export class Sampler {
 
   /** Mirostat's state mu (2 * mirostatTau after creation and reset(); updated after every draw). */
   get mirostatMu() {
-    return this.#live('mirostatMu').mirostatMu();
+    return this.#live('mirostatMu').mirostatMu;
   }
 
   /** true after dispose(). */
@@ -339,101 +230,158 @@ export class Sampler {
     this.#h.seed(Number(seed & 0xffffffffn), Number(seed >> 32n));
   }
 
-  #accept(fn, tokens) {
-    if (tokens.length === 0) return;
-    const p = this.#alloc(fn, tokens.length * 4 + 8);
-    this.#m.HEAP32.set(tokens, p >> 2);
-    const status = this.#h.accept(p, tokens.length);
-    if (status !== STATUS.ok) this.#fail(fn, status, 0);
+  /** Runs body(h) as one call: the sampler must be live, nested calls are rejected. */
+  #call(fn, body) {
+    const mem = this.#mem;
+    mem.enter(`Sampler.${fn}`);
+    try {
+      return body(this.#live(fn));
+    } finally {
+      mem.leave();
+    }
   }
 
-  /** Scores into wasm memory (a buffer() view is used where it lies); outBytes of room after them. */
-  #stage(fn, scores, outBytes) {
-    checkScores(`Sampler.${fn}`, scores);
-    const n = scores.length;
-    if (n > MAX_ELEMENTS) throw new RangeError(`Sampler.${fn}: scores has ${n} elements, more than wasm memory holds`);
-    const inPlace = scores instanceof Float32Array && scores.buffer === this.#m.HEAPF32.buffer;
-    const at = inPlace ? scores.byteOffset : 0;
-    const xBytes = inPlace ? 0 : align8(n * 4);
-    const p = this.#alloc(`Sampler.${fn}`, xBytes + outBytes + 8);
-    if (!inPlace) this.#m.HEAPF32.set(scores, p >> 2);
-    return { x: inPlace ? at : p, out: p + xBytes, n };
-  }
-
-  #fail(fn, status, n, cols = n) {
+  /**
+   * Scores into wasm memory (a buffer() view is used where it lies; a
+   * tensor's last position), with room(n) bytes for results after them.
+   * Returns { x, out, n }.
+   */
+  #stage(fn, scores, room) {
     const where = `Sampler.${fn}`;
+    const mem = this.#mem;
+    const input = mem.read(where, scores);
+    let n = input.n;
+    let first = 0;
+    if (input.dims !== undefined && input.dims.length > 1) {
+      const d = input.dims;
+      const batch = d[0];
+      const seq = d.slice(1, -1).reduce((a, b) => a * b, 1);
+      if (batch !== 1) {
+        throw new RangeError(`${where}: scores is a tensor with ${batch} batch rows (dims [${d.join(', ')}]); use sampleBatch, or lastPosition() and one row at a time`);
+      }
+      if (seq === 0) throw new RangeError(`${where}: scores is empty (dims [${d.join(', ')}])`);
+      n = d[d.length - 1];
+      first = (seq - 1) * n;
+    }
+    const outBytes = align8(room(n));
+    if (input.how === 'heap') {
+      const p = mem.alloc(where, outBytes + 8, 'results');
+      return { x: input.ptr + 4 * first, out: p, n };
+    }
+    const xBytes = align8(n * 4);
+    const p = mem.alloc(where, xBytes + outBytes + 8);
+    mem.write(where, input, p, 'scores', first, n);
+    return { x: p, out: p + xBytes, n };
+  }
+
+  #fail(fn, status, n, cols = n, h = this.#h) {
+    const where = fn.startsWith('create') || fn === 'sample' && h !== this.#h ? fn : `Sampler.${fn}`;
+    const S = this.#spec.status;
     switch (status) {
-      case STATUS.empty:
+      case S.empty:
         throw new RangeError(`${where}: scores is empty`);
-      case STATUS.allMasked:
+      case S.allMasked:
         throw new RangeError(
-          `${where}: every entry of scores is -Infinity (masked${this.#bias.size ? ' or banned by logitBias' : ''}${this.#options?.noRepeatNgramSize ? ' or banned by noRepeatNgramSize' : ''})`,
+          `${where}: every entry of scores is -Infinity (masked${this.#bias?.size ? ' or banned by logitBias' : ''}${this.#options?.noRepeatNgramSize ? ' or banned by noRepeatNgramSize' : ''})`,
         );
-      case STATUS.nan: {
-        const i = this.#h.errorIndex();
+      case S.nanScore: {
+        const i = h.errorIndex;
         const at = cols !== n ? ` (row ${Math.floor(i / cols)}, entry ${i % cols})` : '';
         throw new RangeError(`${where}: scores[${i}]${at} is NaN`);
       }
-      case STATUS.badToken: {
-        const t = this.#h.errorIndex();
+      case S.badToken: {
+        const t = h.errorIndex;
         if (fn === 'accept') throw new RangeError(`${where}: tokens must be non-negative integers`);
-        const src = this.#bias.has(t) ? 'logitBias index' : 'token in the penalty history';
+        const src = this.#bias?.has(t) ? 'logitBias index' : 'token in the penalty history';
         throw new RangeError(`${where}: ${src} ${t} is outside the vocabulary (${cols} entries)`);
       }
-      case STATUS.noMemory:
-        throw new RangeError(`${where}: scores do not fit in wasm memory`);
+      case S.noMemory:
+        throw new RangeError(`${where}: ${fn === 'accept' || fn.startsWith('create') ? 'the history' : 'scores'} do not fit in wasm memory`);
       default:
-        throw new Error(`${where}: internal status ${status}`);
+        throw new Error(`${where}: unexpected status ${status} from the core (a bug: please report it)`);
     }
   }
 
   /** One index drawn from probs(scores). */
   sample(scores) {
-    const h = this.#live('sample');
-    const p = this.#stage('sample', scores, 0);
-    const r = h.sample(p.x, p.n);
-    if (r < 0) this.#fail('sample', -r, p.n);
-    return r;
+    return this.#call('sample', (h) => {
+      const p = this.#stage('sample', scores, () => 0);
+      const r = h.sample(p.x, p.n);
+      if (r < 0) this.#fail('sample', -r, p.n);
+      return r;
+    });
   }
 
   /** n indices drawn independently from probs(scores), computed once. */
   sampleMany(scores, n) {
-    const h = this.#live('sampleMany');
-    checkInt('Sampler.sampleMany', 'n', n, 0, MAX_ELEMENTS);
-    const p = this.#stage('sampleMany', scores, n * 4);
-    const status = h.sampleMany(p.x, p.n, n, p.out);
-    if (status !== STATUS.ok) this.#fail('sampleMany', status, p.n);
-    return this.#m.HEAP32.slice(p.out >> 2, (p.out >> 2) + n);
+    return this.#call('sampleMany', (h) => {
+      checkInt('Sampler.sampleMany', 'n', n, 0, MAX_ELEMENTS);
+      const p = this.#stage('sampleMany', scores, () => n * 4);
+      const status = h.sampleMany(p.x, p.n, n, p.out);
+      if (status !== 0) this.#fail('sampleMany', status, p.n);
+      return this.#mem.m.HEAP32.slice(p.out >> 2, (p.out >> 2) + n);
+    });
   }
 
-  /** scores holds a [rows, vocab] tensor row-major: one index per row (Int32Array), rows in order. */
+  /**
+   * One index per row (Int32Array), rows in order: scores holds a [rows,
+   * vocab] tensor row-major (shape gives it), or is a runtime tensor
+   * [batch, vocab] or [batch, seq, vocab] (then each row's last position).
+   */
   sampleBatch(scores, shape) {
-    const fn = 'Sampler.sampleBatch';
-    const h = this.#live('sampleBatch');
-    checkScores(fn, scores);
-    if (!Array.isArray(shape) || shape.length !== 2) {
-      throw new TypeError(`${fn}: shape must be [rows, vocab], got ${Array.isArray(shape) ? `${shape.length} dimensions` : describe(shape)}`);
-    }
-    const rows = checkInt(fn, 'shape[0]', shape[0], 0, MAX_ELEMENTS);
-    const vocab = checkInt(fn, 'shape[1]', shape[1], 0, MAX_ELEMENTS);
-    if (rows * vocab !== scores.length) {
-      throw new RangeError(`${fn}: shape [${rows}, ${vocab}] holds ${rows * vocab} elements but scores has ${scores.length}`);
-    }
-    if (rows > 0 && vocab === 0) throw new RangeError(`${fn}: scores is empty (vocab 0)`);
-    const p = this.#stage('sampleBatch', scores, rows * 4);
-    const status = h.sampleBatch(p.x, rows, vocab, p.out);
-    if (status !== STATUS.ok) this.#fail('sampleBatch', status, p.n, vocab);
-    return this.#m.HEAP32.slice(p.out >> 2, (p.out >> 2) + rows);
+    return this.#call('sampleBatch', (h) => {
+      const fn = 'Sampler.sampleBatch';
+      const mem = this.#mem;
+      const input = mem.read(fn, scores);
+      let rows;
+      let vocab;
+      let seq = 1;
+      if (input.dims !== undefined) {
+        if (shape !== undefined) throw new TypeError(`${fn}: scores is a tensor with dims [${input.dims.join(', ')}]; pass no shape`);
+        const d = input.dims;
+        if (d.length < 2) throw new RangeError(`${fn}: scores must be a [batch, vocab] or [batch, seq, vocab] tensor, got dims [${d.join(', ')}]`);
+        rows = d[0];
+        vocab = d[d.length - 1];
+        seq = d.slice(1, -1).reduce((a, b) => a * b, 1);
+        if (rows > 0 && seq === 0) throw new RangeError(`${fn}: scores is empty (dims [${d.join(', ')}])`);
+      } else {
+        if (!Array.isArray(shape) || shape.length !== 2) {
+          throw new TypeError(`${fn}: shape must be [rows, vocab], got ${Array.isArray(shape) ? `${shape.length} dimensions` : describe(shape)}`);
+        }
+        rows = checkInt(fn, 'shape[0]', shape[0], 0, MAX_ELEMENTS);
+        vocab = checkInt(fn, 'shape[1]', shape[1], 0, MAX_ELEMENTS);
+        if (rows * vocab !== input.n) {
+          throw new RangeError(`${fn}: shape [${rows}, ${vocab}] holds ${rows * vocab} elements but scores has ${input.n}`);
+        }
+      }
+      if (rows > 0 && vocab === 0) throw new RangeError(`${fn}: scores is empty (vocab 0)`);
+      let x;
+      let out;
+      if (input.how === 'heap' && seq === 1) {
+        x = input.ptr;
+        out = mem.alloc(fn, rows * 4 + 8, 'results');
+      } else {
+        const xBytes = align8(rows * vocab * 4);
+        const p = mem.alloc(fn, xBytes + rows * 4 + 8);
+        if (seq === 1) mem.write(fn, input, p);
+        else for (let r = 0; r < rows; r++) mem.write(fn, input, p + 4 * r * vocab, 'scores', (r * seq + seq - 1) * vocab, vocab);
+        x = p;
+        out = p + xBytes;
+      }
+      const status = h.sampleBatch(x, rows, vocab, out);
+      if (status !== 0) this.#fail('sampleBatch', status, rows * vocab, vocab);
+      return mem.m.HEAP32.slice(out >> 2, (out >> 2) + rows);
+    });
   }
 
   /** The distribution sample() draws from, after every filter: zeros for removed entries. */
   probs(scores) {
-    const h = this.#live('probs');
-    const n = scores?.length ?? 0;
-    const p = this.#stage('probs', scores, n * 4);
-    const status = h.probs(p.x, p.n, p.out);
-    if (status !== STATUS.ok) this.#fail('probs', status, p.n);
-    return this.#m.HEAPF32.slice(p.out >> 2, (p.out >> 2) + p.n);
+    return this.#call('probs', (h) => {
+      const p = this.#stage('probs', scores, (n) => 4 * n);
+      const status = h.probs(p.x, p.n, p.out);
+      if (status !== 0) this.#fail('probs', status, p.n);
+      return this.#mem.m.HEAPF32.slice(p.out >> 2, (p.out >> 2) + p.n);
+    });
   }
 
   /**
@@ -443,41 +391,61 @@ export class Sampler {
    * removed the entry).
    */
   logprobs(scores, k) {
-    const h = this.#live('logprobs');
-    checkInt('Sampler.logprobs', 'k', k, 1, MAX_ELEMENTS);
-    const kk = Math.min(k, scores?.length ?? 0);
-    const p = this.#stage('logprobs', scores, 12 * kk);
-    const status = h.logprobs(p.x, p.n, kk, p.out, p.out + 4 * kk, p.out + 8 * kk);
-    if (status !== STATUS.ok) this.#fail('logprobs', status, p.n);
-    const i = p.out >> 2;
-    return {
-      indices: this.#m.HEAP32.slice(i, i + kk),
-      before: this.#m.HEAPF32.slice(i + kk, i + 2 * kk),
-      after: this.#m.HEAPF32.slice(i + 2 * kk, i + 3 * kk),
-    };
+    return this.#call('logprobs', (h) => {
+      checkInt('Sampler.logprobs', 'k', k, 1, MAX_ELEMENTS);
+      const p = this.#stage('logprobs', scores, (n) => 12 * Math.min(k, n));
+      const kk = Math.min(k, p.n);
+      const at = p.out;
+      const status = h.logprobs(p.x, p.n, kk, at, at + 4 * kk, at + 8 * kk);
+      if (status !== 0) this.#fail('logprobs', status, p.n);
+      const m = this.#mem.m;
+      const i = at >> 2;
+      return {
+        indices: m.HEAP32.slice(i, i + kk),
+        before: m.HEAPF32.slice(i + kk, i + 2 * kk),
+        after: m.HEAPF32.slice(i + 2 * kk, i + 3 * kk),
+      };
+    });
   }
 
-  /** Records token(s) (a token index or an array of them) in the history the penalties read. */
-  accept(token) {
-    this.#live('accept');
-    const tokens = typeof token === 'number' ? checkTokens('Sampler.accept', 'tokens', [token]) : checkTokens('Sampler.accept', 'tokens', token);
-    this.#accept('accept', tokens);
+  /** Records token(s) in the history the penalties read: a token id, or an array / typed array of them. */
+  accept(tokens) {
+    this.#call('accept', (h) => {
+      const ids = readTokens('Sampler.accept', 'tokens', tokens, { single: true });
+      if (ids.length === 0) return;
+      const p = this.#mem.alloc('Sampler.accept', ids.length * 4 + 8, 'tokens');
+      this.#mem.m.HEAP32.set(ids, p >> 2);
+      const status = h.accept(p, ids.length);
+      if (status !== 0) this.#fail('accept', status, 0);
+    });
+  }
+
+  /** Forgets the history the penalties read (the seed and mirostat's mu stay). */
+  clearHistory() {
+    this.#call('clearHistory', (h) => h.clearHistory());
   }
 
   /** Restarts the streams from seed (a new random seed when omitted), clears the history, sets mirostat's mu to 2 * mirostatTau. */
   reset(seed) {
-    this.#live('reset');
-    const s = seed === undefined ? randomSeed('Sampler.reset') : checkSeed('Sampler.reset', seed);
-    this.#seed = s;
-    this.#h.reset(Number(s & 0xffffffffn), Number(s >> 32n));
+    this.#call('reset', (h) => {
+      const s = seed === undefined ? randomSeed('Sampler.reset') : checkSeed('Sampler.reset', seed);
+      this.#seed = s;
+      h.reset(Number(s & 0xffffffffn), Number(s >> 32n));
+    });
   }
 
   /** Frees the wasm side; later calls throw. Calling it again does nothing. */
   dispose() {
     if (this.#h === undefined) return;
-    registry?.unregister(this);
-    this.#h.delete();
-    this.#h = undefined;
+    const mem = this.#mem;
+    mem.enter('Sampler.dispose');
+    try {
+      registry?.unregister(this);
+      this.#h.delete();
+      this.#h = undefined;
+    } finally {
+      mem.leave();
+    }
   }
 }
 

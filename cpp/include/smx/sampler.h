@@ -83,6 +83,7 @@
 #include <cstdint>
 
 #include "smx/rng.h"
+#include "smx/sampler_options.h"
 
 namespace smx {
 
@@ -96,81 +97,12 @@ enum class SampleStatus : int32_t {
   kNoMemory = 6,   // a scratch buffer could not be allocated
 };
 
-enum class Step : int32_t {
-  kTemperature = 0,
-  kTopK = 1,
-  kTopP = 2,
-  kMinP = 3,
-  kTypicalP = 4,
-  kTopNSigma = 5,
-  kXtc = 6,
-  kMirostat = 7,
-  kDynatemp = 8,
-  kEpsilonCutoff = 9,
-  kEtaCutoff = 10,
-  kDry = 11,
-  kNoRepeatNgram = 12,
-};
-inline constexpr int kNumSteps = 13;
-// Hugging Face transformers: its logits processors (no-repeat n-gram) first,
-// then its warpers: temperature, top-k, top-p, min-p, typical, epsilon, eta.
-// Steps HF lacks sit where llama.cpp puts them relative to those: DRY after the
-// processors, dynatemp at the temperature, top-n-sigma before top-k, XTC after
-// the truncations, mirostat last.
-inline constexpr Step kOrderHf[kNumSteps] = {
-    Step::kNoRepeatNgram, Step::kDry,  Step::kTemperature, Step::kDynatemp, Step::kTopNSigma,
-    Step::kTopK,          Step::kTopP, Step::kMinP,        Step::kTypicalP, Step::kEpsilonCutoff,
-    Step::kEtaCutoff,     Step::kXtc,  Step::kMirostat};
-// llama.cpp's default chain (common_params_sampling::samplers): penalties, DRY,
-// top-n-sigma, top-k, typical, top-p, min-p, XTC, then temperature (temp_ext:
-// dynatemp); mirostat after temperature (common/sampling.cpp). Epsilon and eta
-// (not in llama.cpp) follow min-p.
-inline constexpr Step kOrderLlamaCpp[kNumSteps] = {
-    Step::kNoRepeatNgram, Step::kDry,      Step::kTopNSigma,     Step::kTopK,      Step::kTypicalP,
-    Step::kTopP,          Step::kMinP,     Step::kEpsilonCutoff, Step::kEtaCutoff, Step::kXtc,
-    Step::kTemperature,   Step::kDynatemp, Step::kMirostat};
 // The PCG32 stream of XTC's coin (the draws use Pcg32::kDefaultStream, 54).
 inline constexpr uint64_t kXtcStream = 55;
 // Mirostat v1's m (llama.cpp common/sampling.cpp passes 100).
 inline constexpr int kMirostatM = 100;
 // Tolerance of "the mass reaches p" and of min-p's comparison.
 inline constexpr double kMassSlack = 1e-6;
-
-struct SamplerOptions {
-  float temperature = 1.0f;           // >= 0 or +Infinity
-  uint32_t top_k = 0;                 // 0 = off
-  double top_p = 1.0;                 // (0, 1]
-  double min_p = 0.0;                 // [0, 1]
-  double typical_p = 1.0;             // (0, 1]
-  uint32_t min_keep = 1;              // >= 1
-  float repetition_penalty = 1.0f;    // > 0, finite
-  float frequency_penalty = 0.0f;     // finite
-  float presence_penalty = 0.0f;      // finite
-  int32_t penalty_last_n = 64;        // -1 = the whole history, 0 = no penalties
-  double top_n_sigma = 0.0;           // >= 0, finite; 0 = off
-  double xtc_probability = 0.0;       // [0, 1]; 0 = off
-  double xtc_threshold = 0.1;         // [0, 1]; > 0.5 removes nothing
-  int32_t mirostat = 0;               // 0 = off, 1, 2
-  double mirostat_tau = 5.0;          // >= 0, finite
-  double mirostat_eta = 0.1;          // >= 0, finite
-  double dynatemp_range = 0.0;        // >= 0, finite; 0 = off; > 0 needs a finite temperature
-  double dynatemp_exponent = 1.0;     // >= 0, finite
-  double epsilon_cutoff = 0.0;        // [0, 1); 0 = off
-  double eta_cutoff = 0.0;            // [0, 1); 0 = off
-  float dry_multiplier = 0.0f;        // >= 0, finite; 0 = off
-  float dry_base = 1.75f;             // >= 1, finite
-  int32_t dry_allowed_length = 2;     // >= 0
-  int32_t dry_penalty_last_n = -1;    // -1 = the whole history, 0 = off
-  uint32_t no_repeat_ngram_size = 0;  // 0 = off
-  Step order[kNumSteps] = {
-      Step::kNoRepeatNgram, Step::kDry,  Step::kTemperature, Step::kDynatemp, Step::kTopNSigma,
-      Step::kTopK,          Step::kTopP, Step::kMinP,        Step::kTypicalP, Step::kEpsilonCutoff,
-      Step::kEtaCutoff,     Step::kXtc,  Step::kMirostat};
-  int32_t order_len = kNumSteps;  // each step at most once; enabled steps required
-};
-
-// kOk when every option is in range and `order` holds every enabled step once.
-SampleStatus validate(const SamplerOptions& o);
 
 template <typename T>
 class Buffer {  // malloc-backed, so that a failed allocation is a status

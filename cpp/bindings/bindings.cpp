@@ -1,0 +1,293 @@
+// The Embind bindings of the core: the only file that sees Emscripten.
+//
+// Arrays cross as byte offsets into wasm memory (uintptr_t), staged there by
+// web/src/ (which validates every argument first and reads every input once);
+// the core validates again and returns a status that the JavaScript layer
+// turns into an error naming the argument. Nothing here allocates per call.
+//
+// Per-call cost. Under -sDYNAMIC_EXECUTION=0 (a page whose CSP forbids
+// 'unsafe-eval') Embind 3.1.6 builds each invoker from one generic closure
+// that loops over the argument types, reuses shared arrays and calls through
+// Function.prototype.apply: ~110-300 ns per call in Node 20 (an 8-argument
+// softmax), against ~8 ns for a direct call of a wasm export. The JS library
+// cpp/bindings/fast_invoker.js replaces Embind's craftInvokerFunction with
+// fixed-arity closures for the signatures whose types need no destructor (every
+// per-call signature below: numbers, enums, this): no eval, no apply, no shared
+// state, so a call through Embind costs about what a direct call costs
+// (`npm run bench` prints both). Signatures that carry a value_object keep a
+// generic path (configure, once per sampler).
+//
+// Size: Embind's runtime and the value_object/val support add ~12 KB gzip to
+// the module; the package's budget (SIMD wasm + glue + JS API) is 52 KiB gzip.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
+#include "smx/sampler.h"
+#include "smx/softmax.h"
+
+namespace {
+
+using Ptr = uintptr_t;
+using emscripten::val;
+
+template <typename T>
+T* at(Ptr p) {
+  return reinterpret_cast<T*>(p);
+}
+
+int32_t code(smx::Status s) { return static_cast<int32_t>(s); }
+int32_t code(smx::SampleStatus s) { return static_cast<int32_t>(s); }
+
+using Map = smx::Status (*)(const float*, float*, const smx::Layout&, const smx::Options&);
+
+// The softmax family over [length] floats at x seen through shape[0..ndim) and
+// axis; y receives the result. Returns a smx::Status.
+template <Map kFn>
+int32_t map(Ptr x, Ptr y, uint32_t length, Ptr shape, uint32_t ndim, int32_t axis,
+            float temperature, smx::Masked masked) {
+  smx::Layout l;
+  smx::Status s = smx::make_layout(length, at<const int32_t>(shape), ndim, axis, &l);
+  if (s == smx::Status::kOk) s = kFn(at<const float>(x), at<float>(y), l, {temperature, masked});
+  return code(s);
+}
+
+// y: one double per slice.
+int32_t log_sum_exp(Ptr x, Ptr y, uint32_t length, Ptr shape, uint32_t ndim, int32_t axis,
+                    float temperature) {
+  smx::Layout l;
+  smx::Status s = smx::make_layout(length, at<const int32_t>(shape), ndim, axis, &l);
+  if (s == smx::Status::kOk)
+    s = smx::log_sum_exp(at<const float>(x), at<double>(y), l, {temperature, smx::Masked::kNaN});
+  return code(s);
+}
+
+// arrays: 5 float arrays of n (scaled, shifted, exps, probs, raw_exps);
+// out: max, sum, raw_sum (doubles).
+int32_t softmax_steps(Ptr x, uint32_t n, float temperature, smx::Masked masked, Ptr arrays,
+                      Ptr out) {
+  float* a = at<float>(arrays);
+  smx::Steps st{a, a + n, a + 2 * n, a + 3 * n, a + 4 * n, 0, 0, 0};
+  const smx::Status s = smx::softmax_steps(at<const float>(x), n, {temperature, masked}, &st);
+  at<double>(out)[0] = st.max;
+  at<double>(out)[1] = st.sum;
+  at<double>(out)[2] = st.raw_sum;
+  return code(s);
+}
+
+float sigmoid(float z) { return smx::sigmoid(z); }
+
+uint32_t argmax(Ptr x, uint32_t n) {
+  return static_cast<uint32_t>(smx::argmax(at<const float>(x), n));
+}
+
+int32_t live_samplers = 0;
+
+// smx::Sampler as JavaScript sees it: arrays are offsets into wasm memory.
+class Sampler {
+ public:
+  Sampler() { ++live_samplers; }
+  ~Sampler() { --live_samplers; }
+  Sampler(const Sampler&) = delete;
+  Sampler& operator=(const Sampler&) = delete;
+
+  // A new sampler, or null when wasm memory is exhausted (never an abort).
+  static Sampler* create() { return new (std::nothrow) Sampler(); }
+
+  // The options as converted by the value_object (each number already the
+  // member's type), checked by the one validate(); kOk when they were taken.
+  smx::OptionCheck configure(const smx::SamplerOptions& o) {
+    const smx::OptionCheck c = smx::validate(o);
+    if (c.ok()) s_.configure(o);
+    return c;
+  }
+  int32_t setLogitBias(Ptr index, Ptr bias, uint32_t count) {
+    return code(s_.set_logit_bias(at<const uint32_t>(index), at<const float>(bias), count));
+  }
+  int32_t setDryBreakers(Ptr tokens, uint32_t count) {
+    return code(s_.set_dry_breakers(at<const int32_t>(tokens), count));
+  }
+  // The 64-bit seed as two uint32 halves.
+  void seed(uint32_t lo, uint32_t hi) { s_.seed((static_cast<uint64_t>(hi) << 32) | lo); }
+  // seed, clear the history, mirostat's mu = 2 tau.
+  void reset(uint32_t lo, uint32_t hi) { s_.reset((static_cast<uint64_t>(hi) << 32) | lo); }
+  double mirostatMu() const { return s_.mirostat_mu(); }
+  int32_t accept(Ptr tokens, uint32_t count) {
+    return code(s_.accept(at<const int32_t>(tokens), count));
+  }
+  void clearHistory() { s_.clear_history(); }
+  // The index (>= 0), or -SampleStatus.
+  int32_t sample(Ptr x, uint32_t n) {
+    int32_t t = 0;
+    const smx::SampleStatus st = s_.sample(at<const float>(x), n, &t);
+    return st == smx::SampleStatus::kOk ? t : -code(st);
+  }
+  int32_t sampleMany(Ptr x, uint32_t n, uint32_t count, Ptr out) {
+    return code(s_.sample_many(at<const float>(x), n, count, at<int32_t>(out)));
+  }
+  int32_t sampleBatch(Ptr x, uint32_t rows, uint32_t n, Ptr out) {
+    return code(s_.sample_batch(at<const float>(x), rows, n, at<int32_t>(out)));
+  }
+  int32_t probs(Ptr x, uint32_t n, Ptr out) {
+    return code(s_.probs(at<const float>(x), n, at<float>(out)));
+  }
+  int32_t logprobs(Ptr x, uint32_t n, uint32_t k, Ptr index, Ptr before, Ptr after) {
+    return code(s_.logprobs(at<const float>(x), n, k, at<int32_t>(index), at<float>(before),
+                            at<float>(after)));
+  }
+  double errorIndex() const { return static_cast<double>(s_.error_index()); }
+
+ private:
+  smx::Sampler s_;
+};
+
+int32_t liveSamplers() { return live_samplers; }
+
+// Whether this module was compiled for SIMD128 (what runs, whichever .wasm was asked for).
+bool simdBuild() {
+#ifdef __wasm_simd128__
+  return true;
+#else
+  return false;
+#endif
+}
+
+val list_of_steps(const smx::Step* steps, int n) {
+  val a = val::array();
+  for (int i = 0; i < n; ++i)
+    a.call<void>("push", val(smx::kStepNames[static_cast<int>(steps[i])]));
+  return a;
+}
+
+// The option table, the step names and the presets, read once at load time by
+// web/src/ (its unknown-option check, its range checks and messages, the docs test).
+val samplerOptionTable() {
+  static const char* const kTypes[] = {"float32", "float64", "uint32", "int32"};
+  val options = val::array();
+  for (const smx::OptionInfo& r : smx::kOptionInfo) {
+    val o = val::object();
+    o.set("name", val(r.name));
+    o.set("type", val(kTypes[static_cast<int>(r.type)]));
+    o.set("lo", r.lo);
+    o.set("hi", r.hi);
+    o.set("loOpen", r.lo_open);
+    o.set("hiOpen", r.hi_open);
+    o.set("default", r.default_value);
+    o.set("step",
+          r.step == smx::kNoStep ? val::null() : val(smx::kStepNames[static_cast<int>(r.step)]));
+    o.set("doc", val(r.doc));
+    options.call<void>("push", o);
+  }
+  val lists = val::array();
+  for (const smx::ListOptionInfo& r : smx::kListOptionInfo) {
+    val o = val::object();
+    o.set("name", val(r.name));
+    o.set("kind", val(r.kind));
+    o.set("step",
+          r.step == smx::kNoStep ? val::null() : val(smx::kStepNames[static_cast<int>(r.step)]));
+    o.set("doc", val(r.doc));
+    lists.call<void>("push", o);
+  }
+  val presets = val::object();
+  presets.set("hf", list_of_steps(smx::kOrderHf, smx::kNumSteps));
+  presets.set("llama.cpp", list_of_steps(smx::kOrderLlamaCpp, smx::kNumSteps));
+  val steps = val::array();
+  for (const char* name : smx::kStepNames) steps.call<void>("push", val(name));
+  val t = val::object();
+  t.set("options", options);
+  t.set("lists", lists);
+  t.set("steps", steps);
+  t.set("presets", presets);
+  return t;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(softmax_wasm) {
+  using namespace emscripten;
+
+  enum_<smx::Masked>("Masked")
+      .value("nan", smx::Masked::kNaN)
+      .value("zeros", smx::Masked::kZeros)
+      .value("uniform", smx::Masked::kUniform)
+      .value("throw", smx::Masked::kThrow);
+  enum_<smx::Status>("Status")
+      .value("ok", smx::Status::kOk)
+      .value("allMasked", smx::Status::kAllMasked)
+      .value("badShape", smx::Status::kBadShape)
+      .value("badAxis", smx::Status::kBadAxis)
+      .value("badTemperature", smx::Status::kBadTemperature)
+      .value("noMemory", smx::Status::kNoMemory);
+  enum_<smx::SampleStatus>("SampleStatus")
+      .value("ok", smx::SampleStatus::kOk)
+      .value("empty", smx::SampleStatus::kEmpty)
+      .value("allMasked", smx::SampleStatus::kAllMasked)
+      .value("nanScore", smx::SampleStatus::kNaNScore)
+      .value("badOption", smx::SampleStatus::kBadOption)
+      .value("badToken", smx::SampleStatus::kBadToken)
+      .value("noMemory", smx::SampleStatus::kNoMemory);
+  enum_<smx::Step> steps("Step");
+  for (int i = 0; i < smx::kNumSteps; ++i)
+    steps.value(smx::kStepNames[i], static_cast<smx::Step>(i));
+
+  function("softmax", &map<smx::softmax>);
+  function("logSoftmax", &map<smx::log_softmax>);
+  function("softmaxNaive", &map<smx::softmax_naive>);
+  function("logSumExp", &log_sum_exp);
+  function("softmaxSteps", &softmax_steps);
+  function("sigmoid", &sigmoid);
+  function("argmax", &argmax);
+
+  value_array<std::array<smx::Step, smx::kNumSteps>> order("StepOrder");
+  order.element(emscripten::index<0>()).element(emscripten::index<1>());
+  order.element(emscripten::index<2>()).element(emscripten::index<3>());
+  order.element(emscripten::index<4>()).element(emscripten::index<5>());
+  order.element(emscripten::index<6>()).element(emscripten::index<7>());
+  order.element(emscripten::index<8>()).element(emscripten::index<9>());
+  order.element(emscripten::index<10>()).element(emscripten::index<11>());
+  order.element(emscripten::index<12>());
+  static_assert(smx::kNumSteps == 13, "StepOrder lists every step");
+
+  value_object<smx::SamplerOptions> options("SamplerOptions");
+#define SMX_FIELD(js, member, ...) options.field(#js, &smx::SamplerOptions::member);
+  SMX_SAMPLER_NUMBERS(SMX_FIELD)
+#undef SMX_FIELD
+  options.field("order", &smx::SamplerOptions::order);
+  options.field("orderLength", &smx::SamplerOptions::order_len);
+
+  value_object<smx::OptionCheck>("OptionCheck")
+      .field("kind", &smx::OptionCheck::kind)
+      .field("option", &smx::OptionCheck::option)
+      .field("step", &smx::OptionCheck::step);
+  enum_<smx::OptionCheck::Kind>("OptionCheckKind")
+      .value("ok", smx::OptionCheck::kOk)
+      .value("outOfRange", smx::OptionCheck::kOutOfRange)
+      .value("badOrder", smx::OptionCheck::kBadOrder)
+      .value("missingStep", smx::OptionCheck::kMissingStep)
+      .value("needsFiniteTemperature", smx::OptionCheck::kNeedsFiniteT);
+
+  class_<Sampler>("Sampler")
+      .class_function("create", &Sampler::create, allow_raw_pointers())
+      .function("configure", &Sampler::configure)
+      .function("setLogitBias", &Sampler::setLogitBias)
+      .function("setDryBreakers", &Sampler::setDryBreakers)
+      .function("seed", &Sampler::seed)
+      .function("reset", &Sampler::reset)
+      .function("accept", &Sampler::accept)
+      .function("clearHistory", &Sampler::clearHistory)
+      .function("sample", &Sampler::sample)
+      .function("sampleMany", &Sampler::sampleMany)
+      .function("sampleBatch", &Sampler::sampleBatch)
+      .function("probs", &Sampler::probs)
+      .function("logprobs", &Sampler::logprobs)
+      .property("mirostatMu", &Sampler::mirostatMu)
+      .property("errorIndex", &Sampler::errorIndex);
+
+  function("liveSamplers", &liveSamplers);
+  function("simdBuild", &simdBuild);
+  function("samplerOptionTable", &samplerOptionTable);
+}
