@@ -693,7 +693,7 @@ async function engineTests(name, base, ref, heights) {
       for (const page of ['index', ...WIDGETS]) {
         const p = await b.newPage();
         await p.goto(`${base}widgets/${page}.html`, 'main');
-        if (page !== 'index') await p.evaluate((tag) => document.querySelector(tag).ready, page);
+        await p.evaluate(() => Promise.all([...document.querySelectorAll('main *')].filter((e) => e.localName.startsWith('softmax-')).map((e) => e.ready)));
         for (const width of [1280, 360]) {
           await p.size(width);
           const r = await p.evaluate(() => ({
