@@ -110,7 +110,7 @@ const ENGINES = {
   firefox: {
     label: 'Firefox ESR (puppeteer-core, WebDriver BiDi)',
     async launch() {
-      const browser = await puppeteer.launch({ browser: 'firefox', executablePath: process.env.FIREFOX_PATH || '/usr/bin/firefox-esr', headless: true, protocol: 'webDriverBiDi', timeout: 60_000 });
+      const browser = await puppeteer.launch({ browser: 'firefox', executablePath: process.env.FIREFOX_PATH || '/usr/bin/firefox-esr', headless: true, protocol: 'webDriverBiDi', timeout: 60_000, extraPrefsFirefox: { 'ui.prefersReducedMotion': 1 } });
       return {
         motionControl: false,
         async newPage({ motion = 'reduce' } = {}) {
@@ -564,6 +564,64 @@ async function engineTests(name, base, ref, heights) {
       assert((await alerts(id)).length === 0, 'the message stayed after a valid value');
       assert((await w.evaluate((i) => document.getElementById(i).temperature, id)) === 2, 'the valid value was not applied');
     }, 90_000);
+
+    await test(E('adversary: hostile values in every attribute and property of every widget'), async () => {
+      const hostile = ['', ' ', 'NaN', 'Infinity', '-Infinity', '1e309', '-0', '1e-400', '999999999999999999999', '2,,1', ',', 'abc', '<img src=x onerror=window.__pwned=1>',
+        '{"__proto__": {"polluted": 1}}', '["a"]', 'null', '0x10', '２', `${'9,'.repeat(3000)}9`];
+      const r = await w.evaluate(async ([tags, values]) => {
+        await import('/components/index.js');
+        const out = [];
+        let rejected = 0;
+        for (const tag of tags) {
+          const el = document.createElement(tag);
+          el.setAttribute('loading', 'eager');
+          document.querySelector('main').append(el);
+          await el.ready;
+          const names = el.constructor.observedAttributes.filter((n) => n !== 'loading');
+          for (const name of names) {
+            for (const v of values) {
+              el.setAttribute(name, v);
+              await el.ready;
+              const shown = el.shadowRoot.querySelector('[role=alert]').textContent;
+              if (el.errors.length) rejected++;
+              if (!shown.includes(name) && el.errors.length) out.push(`${tag} ${name}="${v.slice(0, 20)}": alert does not name it: ${shown.slice(0, 80)}`);
+            }
+            el.removeAttribute(name);
+          }
+          el.removeAttribute('loading');
+          await el.ready;
+          if (el.errors.length) out.push(`${tag}: messages left after removing every attribute: ${el.errors}`);
+          const props = { 'softmax-bars': ['scores', 'temperature'], 'softmax-exp': ['scores'], 'softmax-overflow': ['scores', 'shift'], 'softmax-sampler': ['scores'], 'softmax-sigmoid': ['z'], 'softmax-generate': ['prompt'], 'softmax-attention': ['axis'] }[tag];
+          for (const prop of props) {
+            for (const bad of [NaN, 'x', null, undefined, [1, 'a'], -5, 1e7, [], {}]) {
+              const before = JSON.stringify(el[prop]);
+              let threw = null;
+              try {
+                el[prop] = bad;
+              } catch (e) {
+                threw = e;
+              }
+              const accepted = !threw;
+              if (accepted && JSON.stringify(el[prop]) !== before && !(prop === 'temperature' && bad === 1e7)) {
+                // a value that was taken must be a sane one
+                if (!(typeof el[prop] === 'number' ? Number.isFinite(el[prop]) : true)) out.push(`${tag}.${prop} = ${String(bad)} accepted as ${el[prop]}`);
+              }
+              if (threw && !(threw instanceof TypeError || threw instanceof RangeError)) out.push(`${tag}.${prop} = ${String(bad)}: ${threw}`);
+              if (threw && !threw.message.includes(prop)) out.push(`${tag}.${prop}: message does not name it: ${threw.message}`);
+            }
+          }
+          await el.ready;
+          if (!(el.shadowRoot.querySelector('[part~=frame]').getBoundingClientRect().height > 0)) out.push(`${tag}: no longer drawn`);
+          el.remove();
+        }
+        if (window.__pwned) out.push('markup in an attribute ran');
+        if (Object.prototype.polluted) out.push('prototype polluted');
+        if (rejected < 200) out.push(`only ${rejected} hostile values were rejected`);
+        return out;
+      }, [WIDGETS, hostile]);
+      assert(r.length === 0, r.slice(0, 12).join('\n'));
+      assert(w.errors.length === 0, `page errors: ${w.errors.slice(0, 5).join('; ')}`);
+    }, 150_000);
 
     await test(E('hide and lock: controls hidden, or shown but fixed'), async () => {
       const id = await add('softmax-bars', { scores: '2, 1, 0', hide: 'scores temperature', lock: 'bars' });

@@ -221,6 +221,25 @@ function nearest(name, names) {
   return best?.n;
 }
 
+/**
+ * Checks a value given to a property (el.scores = …): a TypeError or RangeError naming it, as the library's
+ * functions do, never a silent fallback. Returns the numbers.
+ */
+export function checkScores(tag, list, { min = 1, max = 12, finite = false } = {}) {
+  if (list === null || typeof list !== 'object' || typeof list.length !== 'number') throw new TypeError(`${tag}: scores must be an array of numbers`);
+  const out = Array.from(list, (v) => (typeof v === 'number' ? v : NaN));
+  if (out.length < min || out.length > max) throw new RangeError(`${tag}: scores must hold ${min} to ${max} numbers (got ${out.length})`);
+  const bad = out.findIndex((v) => Number.isNaN(v) || (finite && !Number.isFinite(v)));
+  if (bad >= 0) throw new TypeError(`${tag}: scores[${bad}] is not a${finite ? ' finite' : ''} number (${String(list[bad])})`);
+  return out;
+}
+
+export function checkNumber(tag, name, v, { min = -Infinity, max = Infinity, inf = false } = {}) {
+  if (typeof v !== 'number' || Number.isNaN(v)) throw new TypeError(`${tag}: ${name} must be a number (got ${String(v)})`);
+  if (!(v >= min && v <= max) && !(inf && v === Infinity)) throw new RangeError(`${tag}: ${name} must be from ${min} to ${max}${inf ? ' or Infinity' : ''} (got ${v})`);
+  return v;
+}
+
 /** Fills {name} placeholders of a UI string. */
 export const fill = (text, vars = {}) => String(text).replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
 
@@ -290,16 +309,17 @@ export class WidgetElement extends HTMLElement {
       this.#report('strings', String(obj), 'the strings property takes an object of UI strings');
       return;
     }
-    const bad = Object.keys(obj).filter((k) => !(k in this.constructor.strings));
+    const bad = Object.keys(obj).filter((k) => !Object.hasOwn(this.constructor.strings, k));
     if (bad.length) this.#report('strings', JSON.stringify(obj), `unknown string key${bad.length > 1 ? 's' : ''} ${bad.map((k) => `"${k}"`).join(', ')}; the keys are ${Object.keys(this.constructor.strings).join(', ')}`);
     else this.#clear('strings');
-    this.#stringsOverride = Object.fromEntries(Object.entries(obj).filter(([k]) => k in this.constructor.strings).map(([k, v]) => [k, String(v)]));
+    this.#stringsOverride = Object.fromEntries(Object.entries(obj).filter(([k]) => Object.hasOwn(this.constructor.strings, k)).map(([k, v]) => [k, String(v)]));
     this.#rebuild();
   }
 
   /** A UI string with its {placeholders} filled. */
   s(key, vars) {
-    return fill(this.strings[key] ?? key, vars);
+    const strings = this.strings;
+    return fill(Object.hasOwn(strings, key) ? strings[key] : key, vars);
   }
 
   /** The language numbers follow: the nearest lang attribute (the page's), else English. */
@@ -428,7 +448,7 @@ export class WidgetElement extends HTMLElement {
               throw new Error('it is not JSON');
             }
             if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new Error('it is not a JSON object');
-            const bad = Object.keys(obj).filter((k) => !(k in this.constructor.strings));
+            const bad = Object.keys(obj).filter((k) => !Object.hasOwn(this.constructor.strings, k));
             if (bad.length) throw new Error(`unknown key${bad.length > 1 ? 's' : ''} ${bad.map((k) => `"${k}"`).join(', ')}`);
             return obj;
           },

@@ -66,7 +66,8 @@ export class SoftmaxAttention extends WidgetElement {
     return this.#axis;
   }
   set axis(a) {
-    this.#axis = a === 'columns' ? 'columns' : 'rows';
+    if (a !== 'rows' && a !== 'columns') throw new TypeError(`softmax-attention: axis must be 'rows' or 'columns' (got ${String(a)})`);
+    this.#axis = a;
     this.sync();
     if (this.sm) this.update();
   }

@@ -5,7 +5,7 @@
 // and the steps of the computation on demand.
 // .value: the probabilities (Float32Array). Fires `input` on every change,
 // `change` when the reader lets go. Controls: scores, temperature, steps, bars.
-import { ATTR, BASE_STRINGS, TEMPERATURE_STRINGS, TemperatureControl, WidgetElement, addStep, define, h, labelsFor, newId, scoresField } from './base.js';
+import { ATTR, BASE_STRINGS, checkNumber, checkScores, TEMPERATURE_STRINGS, TemperatureControl, WidgetElement, addStep, define, h, labelsFor, newId, scoresField } from './base.js';
 
 const UNITS_ACROSS = 10; // dragging across the whole track changes a score by this much
 
@@ -60,7 +60,7 @@ export class SoftmaxBars extends WidgetElement {
     return this.#scores.slice();
   }
   set scores(list) {
-    this.#scores = Array.from(list, Number);
+    this.#scores = checkScores('softmax-bars', list);
     this.sync();
     if (this.sm) this.update();
   }
@@ -68,7 +68,7 @@ export class SoftmaxBars extends WidgetElement {
     return this.#t;
   }
   set temperature(t) {
-    this.#t = t;
+    this.#t = checkNumber('softmax-bars', 'temperature', t, { min: 0, inf: true });
     this.sync();
     if (this.sm) this.update();
   }

@@ -7,7 +7,7 @@
 // .value: the probabilities (Float32Array); .exps: e^z (float32); .sum: their
 // sum. Fires `input` on every change, `change` when the reader lets go.
 // Controls: points.
-import { ATTR, BASE_STRINGS, WidgetElement, addStep, define, h, labelsFor } from './base.js';
+import { ATTR, BASE_STRINGS, checkScores, WidgetElement, addStep, define, h, labelsFor } from './base.js';
 
 const W = 360;
 const H = 220;
@@ -60,7 +60,9 @@ export class SoftmaxExp extends WidgetElement {
     return this.#scores.slice();
   }
   set scores(list) {
-    this.#scores = Array.from(list, Number);
+    const z = checkScores('softmax-exp', list, { min: 2, max: 6, finite: true });
+    if (z.some((v) => Math.abs(v) > ZLIM)) throw new RangeError(`softmax-exp: scores must be within ±${ZLIM}`);
+    this.#scores = z;
     if (this.sm) this.update();
   }
 

@@ -90,7 +90,8 @@ export class SoftmaxGenerate extends WidgetElement {
     return this.#prompt;
   }
   set prompt(t) {
-    this.#prompt = String(t);
+    if (typeof t !== 'string' || t.length > 200) throw new TypeError('softmax-generate: prompt must be a string of up to 200 characters');
+    this.#prompt = t;
     this.sync();
     if (this.sm) this.update();
   }

@@ -6,7 +6,7 @@
 // .value: { naive, stable } (Float32Arrays); .breaksAbove / .breaksBelow: the
 // shifts where the textbook formula stops working for these scores.
 // Fires `input` on every change, `change` when the reader lets go.
-import { ATTR, BASE_STRINGS, WidgetElement, define, h, newId, scoresField } from './base.js';
+import { ATTR, BASE_STRINGS, checkNumber, checkScores, WidgetElement, define, h, newId, scoresField } from './base.js';
 
 const SHIFT_MAX = 1000;
 const LN_FLT_MAX = Math.log(3.4028234663852886e38); // 88.7228…: e^z above this is ∞ in float32
@@ -52,7 +52,7 @@ export class SoftmaxOverflow extends WidgetElement {
     return this.#scores.slice();
   }
   set scores(list) {
-    this.#scores = Array.from(list, Number);
+    this.#scores = checkScores('softmax-overflow', list);
     this.sync();
     if (this.sm) this.update();
   }
@@ -60,7 +60,7 @@ export class SoftmaxOverflow extends WidgetElement {
     return this.#shift;
   }
   set shift(c) {
-    this.#shift = Number(c);
+    this.#shift = checkNumber('softmax-overflow', 'shift', c, { min: -1e6, max: 1e6 });
     this.sync();
     if (this.sm) this.update();
   }

@@ -7,7 +7,7 @@
 // .value: the last drawn index (or null); .draws: every index drawn since the
 // last reset (Int32Array); .counts; .probs. Fires `input` after every draw and
 // change, `change` when a setting is committed. Controls: scores, temperature, filters, draw.
-import { ATTR, BASE_STRINGS, TEMPERATURE_STRINGS, TemperatureControl, WidgetElement, define, h, labelsFor, newId, scoresField } from './base.js';
+import { ATTR, BASE_STRINGS, checkScores, TEMPERATURE_STRINGS, TemperatureControl, WidgetElement, define, h, labelsFor, newId, scoresField } from './base.js';
 
 const MANY = 1000;
 
@@ -134,7 +134,7 @@ export class SoftmaxSampler extends WidgetElement {
     return this.#scores.slice();
   }
   set scores(list) {
-    this.#scores = Array.from(list, Number);
+    this.#scores = checkScores('softmax-sampler', list);
     this.sync();
     this.#restart(false);
   }

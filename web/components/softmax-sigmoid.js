@@ -3,7 +3,7 @@
 // sigmoid of z. A slider (or a drag along the curve) sets z; the plot shows the
 // S-curve and the point; the bars show softmax([z, 0]).
 // .value: sigmoid(z). Fires `input` on every change.
-import { ATTR, BASE_STRINGS, WidgetElement, define, h, newId } from './base.js';
+import { ATTR, BASE_STRINGS, checkNumber, WidgetElement, define, h, newId } from './base.js';
 
 const ZMAX = 6;
 const W = 320;
@@ -37,7 +37,7 @@ export class SoftmaxSigmoid extends WidgetElement {
     return this.#z;
   }
   set z(v) {
-    this.#z = Number(v);
+    this.#z = checkNumber('softmax-sigmoid', 'z', v, { min: -ZMAX, max: ZMAX });
     this.sync();
     if (this.sm) this.update();
   }
