@@ -56,7 +56,7 @@ const shipped = packed[0].files.map((f) => f.path).sort();
 
 await check('tarball holds the API, types, both builds and docs, nothing else', () => {
   const missing = EXPECTED_FILES.filter((f) => !shipped.includes(f));
-  const allowed = (f) => EXPECTED_FILES.includes(f) || /^web\/src\/[\w-]+\.(js|d\.ts)$/.test(f) || /^web\/components\/[\w-]+\.(js|css)$/.test(f);
+  const allowed = (f) => EXPECTED_FILES.includes(f) || /^web\/src\/[\w-]+\.(js|d\.ts)$/.test(f) || /^web\/components\/[\w-]+\.(js|css)$/.test(f) || /^web\/components\/model\/(lm\.js|lm\.json|README\.md)$/.test(f);
   const extra = shipped.filter((f) => !allowed(f));
   assert(missing.length === 0, `missing: ${missing}`);
   assert(extra.length === 0, `unexpected: ${extra}`);
