@@ -279,7 +279,8 @@ export class SoftmaxGenerate extends WidgetElement {
     if (!step) return;
     const lm = this.lm;
     const words = step.context.map((id) => lm.vocab[id]);
-    const ctx = (words.length > 1 && words[0] === '.' ? words.slice(1) : words).join(' '); // the model reads the last two
+    // the model reads the last two tokens; shown as text: "move." rather than "move ."
+    const ctx = (words.length > 1 && words[0] === '.' ? words.slice(1) : words).reduce((s, w) => s + (s && !/^[.,!?;:]$/.test(w) ? ' ' : '') + w, '');
     const word = lm.vocab[step.tok];
     this.distTitle.textContent = i === 0 ? this.s('distAfter', { context: ctx }) : this.s('distStep', { i: i + 1, word, context: ctx });
     if (this.dist.children.length !== step.top.length) {

@@ -135,13 +135,14 @@ export class SoftmaxOverflow extends WidgetElement {
     const unshifted = this.sm.softmax(this.#scores);
     const rawSum32 = Math.fround(steps.rawSum); // the textbook sum as a float32 holds it
     this.shifted.textContent = this.s('used', { scores: z.map((v) => this.fmtScore(v)).join(', ') });
-    const list = (xs, cls) => h('span', { class: 'vec' }, ...Array.from(xs, (x) => h('span', { class: `chip ${Number.isNaN(x) || x === Infinity ? 'bad' : ''} ${cls ?? ''}` }, this.fmt(x, 4))));
+    const naiveWrong = Array.from(this.#naive).some((p, i) => !(Math.abs(p - this.#stable[i]) < 1e-4));
+    const list = (xs, cls, wrong = false) => h('span', { class: 'vec' }, ...Array.from(xs, (x) => h('span', { class: `chip ${wrong || Number.isNaN(x) || x === Infinity ? 'bad' : ''} ${cls ?? ''}` }, this.fmt(x, 4))));
     const line = (title, body) => h('div', { class: 'line' }, h('span', { class: 'line-title' }, title), body);
     this.naivePanel.replaceChildren(
       h('h4', {}, this.s('textbookTitle')),
       line('e^z', list(steps.rawExps)),
       line(this.s('sum'), list([rawSum32])),
-      line(this.s('result'), list(this.#naive, 'result')),
+      line(this.s('result'), list(this.#naive, 'result', naiveWrong)),
     );
     this.stablePanel.replaceChildren(
       h('h4', {}, this.s('trickTitle')),
@@ -150,7 +151,6 @@ export class SoftmaxOverflow extends WidgetElement {
       line(this.s('sum'), list([steps.sum])),
       line(this.s('result'), list(this.#stable, 'result')),
     );
-    const naiveWrong = Array.from(this.#naive).some((p, i) => !(Math.abs(p - this.#stable[i]) < 1e-4));
     const overflowed = !Number.isFinite(rawSum32);
     const underflowed = !overflowed && rawSum32 === 0 && this.#scores.some(Number.isFinite);
     const same = this.#stable.every((p, i) => Math.abs(p - unshifted[i]) < 1e-6);

@@ -165,7 +165,8 @@ function whyBox(sm) {
     const lse = m + Math.log(z.reduce((s, v) => s + Math.exp(v - m), 0));
     const exact = Math.exp(z[i] - lse); // double precision
     if (p[i] === 0 && z[i] !== -Infinity) {
-      parts.push(`The smallest, for ${fmtScore(z[i])}, is e^(${fmtScore(z[i])} − ${fmtScore(lse)}) ≈ ${exact > 0 ? fmt(exact) : `e^${fmtScore(z[i] - lse)}`} in exact arithmetic: positive, but below the smallest float32 (1.4 × 10⁻⁴⁵), so float32 stores it as 0.`);
+      const size = exact > 0 ? `≈ ${fmt(exact)}` : `≈ 10^${fmtScore(Math.floor((z[i] - lse) / Math.LN10))}`; // past double range: its power of ten
+      parts.push(`The smallest, for the score ${fmtScore(z[i])}, is e^${fmtScore(z[i] - lse)} ${size} in exact arithmetic: positive, but below the smallest float32 (1.4 × 10⁻⁴⁵), so float32 stores it as 0.`);
     }
     out.textContent = parts.join(' ');
   };
