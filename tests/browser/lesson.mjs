@@ -509,6 +509,9 @@ async function engineTests(name, base, ref, heights) {
       assert(/overflowed/.test(r.verdict) && !/still/.test(r.verdict), `verdict: ${r.verdict}`);
       assert(r.sum.includes('∞'), `sum line: ${r.sum}`);
       assert(Math.abs(r.hi - -913.6848) < 1e-3, `breaksAbove ${r.hi}`);
+      // at 1280 px no vector of the panels breaks across lines ("−2.0000 −1.0000 / 0.0000" did)
+      const rows = await w.evaluate((i) => Array.from(document.getElementById(i).shadowRoot.querySelectorAll('.panel .vec'), (v) => new Set(Array.from(v.children, (c) => Math.round(c.getBoundingClientRect().top))).size), id);
+      assert(rows.length === 7 && rows.every((n) => n === 1), `chip rows per vector: ${rows}`);
       await w.evaluate((i) => document.getElementById(i).setAttribute('shift', '-914'), id);
       const ok = await w.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.verdict').textContent, id);
       assert(/still works/.test(ok), `at −914 the textbook formula fits: ${ok}`);
