@@ -468,6 +468,36 @@ async function engineTests(name, base, ref, heights) {
       assert(ev.filter((e) => e.type === 'input').length === 2 && ev.filter((e) => e.type === 'change').length === 2, `events: ${ev.map((e) => e.type)}`);
     });
 
+    await test(E('drag: a point of the e^x plot and a bar follow the mouse, with input then change'), async () => {
+      const id = await add('softmax-exp', { scores: '0.707, 0, 0.707' });
+      const at = await w.evaluate((i) => {
+        const el = document.getElementById(i);
+        el.scrollIntoView({ block: 'center' });
+        const r = el.shadowRoot.querySelectorAll('[role=slider]')[1].getBoundingClientRect();
+        return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+      }, id);
+      await w.mouse.move(at.x + 6, at.y + 20); // near the point, not on it
+      await w.mouse.down();
+      await w.mouse.move(at.x + 40, at.y + 20, { steps: 4 });
+      await w.mouse.up();
+      const r = await w.evaluate((i) => ({ z: document.getElementById(i).scores, ev: document.getElementById(i).__events.map((e) => e.type) }), id);
+      assert(r.z[1] > 0.3 && r.z[0] === 0.707 && r.z[2] === 0.707, `scores after dragging B right: ${r.z}`);
+      assert(r.ev.includes('input') && r.ev[r.ev.length - 1] === 'change', `events: ${r.ev}`);
+      const bid = await add('softmax-bars', { scores: '2, 1, 0' });
+      const t = await w.evaluate((i) => {
+        const el = document.getElementById(i);
+        el.scrollIntoView({ block: 'center' });
+        const q = el.shadowRoot.querySelectorAll('.track')[2].getBoundingClientRect();
+        return { x: q.x + 10, y: q.y + q.height / 2, w: q.width };
+      }, bid);
+      await w.mouse.move(t.x, t.y);
+      await w.mouse.down();
+      await w.mouse.move(t.x + t.w / 5, t.y, { steps: 4 }); // a fifth of the track: +2
+      await w.mouse.up();
+      const z = await w.evaluate((i) => document.getElementById(i).scores, bid);
+      assert(Math.abs(z[2] - 2) < 0.05 && z[0] === 2 && z[1] === 1, `bar drag: ${z}`);
+    });
+
     await test(E('bug: tied top scores all get the star; the steps vectors stay on one line at 1280 px'), async () => {
       const id = await add('softmax-bars', { scores: '0.707, 0, 0.707', steps: '' });
       const r = await w.evaluate((i) => {

@@ -74,14 +74,13 @@ export class SoftmaxExp extends WidgetElement {
   #marks = null;
 
   #buildMarks() {
-    const Z = (x) => this.#frame().Z(x);
     this.#marks = this.#scores.map((_, i) => {
       const cls = `c${i % 8}`;
       const dot = h('circle', {
         r: 8, class: `handle ${cls}`, part: 'point', role: 'slider', tabindex: this.isLocked('points') ? -1 : 0,
         'aria-valuemin': -ZLIM, 'aria-valuemax': ZLIM, 'aria-disabled': String(this.isLocked('points')),
       });
-      this.#dragAndKeys(dot, i, Z);
+      this.#dragAndKeys(dot, i);
       return {
         stem: h('line', { class: `stem ${cls}` }),
         dot,
@@ -109,14 +108,57 @@ export class SoftmaxExp extends WidgetElement {
       this.col,
       h('rect', { x: COL.x, y: PAD.t, width: COL.w, height: H - PAD.t - PAD.b, class: 'col-frame' }),
     );
+    this.#pointer(this.svg);
     this.readout = h('p', { class: 'equation readout' });
     this.probLine = h('p', { class: 'equation' });
     this.points = this.control('points', h('div', { class: 'exp-wrap' }, this.svg, h('p', { class: 'help' }, this.s('help'))));
     root.append(this.points, this.readout, this.probLine);
   }
 
+  #dragFrame = null;
+
+  /** Dragging: a press anywhere on the plot takes the nearest point (a finger need not hit the dot); the z axis holds still meanwhile. */
+  #pointer(svg) {
+    svg.addEventListener('pointerdown', (e) => {
+      if (this.isLocked('points') || !this.sm) return;
+      const f = this.#frame();
+      const r = svg.getBoundingClientRect();
+      const x = ((e.clientX - r.left) / r.width) * W;
+      let i = -1;
+      this.#scores.forEach((z, k) => {
+        if (Math.abs(f.X(z) - x) <= 36 && (i < 0 || Math.abs(f.X(z) - x) < Math.abs(f.X(this.#scores[i]) - x))) i = k;
+      });
+      if (i < 0) return;
+      e.preventDefault();
+      this.#dragFrame = f;
+      svg.setPointerCapture(e.pointerId);
+      const move = (ev) => {
+        const xx = ((ev.clientX - r.left) / r.width) * W;
+        this.#set(i, Math.round(Math.max(f.lo, Math.min(f.hi, f.Z(xx))) * 100) / 100);
+      };
+      const end = () => {
+        svg.removeEventListener('pointermove', move);
+        svg.removeEventListener('pointerup', end);
+        svg.removeEventListener('pointercancel', end);
+        this.#dragFrame = null;
+        this.update();
+        this.emit('change');
+      };
+      svg.addEventListener('pointermove', move);
+      svg.addEventListener('pointerup', end);
+      svg.addEventListener('pointercancel', end);
+    });
+  }
+
   /** The plotted window: z from lo to hi, e^z from 0 to top. */
   #frame() {
+    if (this.#dragFrame) {
+      // the z axis holds still during a drag; the height follows the tallest point
+      const f = this.#dragFrame;
+      const top = Math.max(Math.exp(Math.max(...this.#scores)) * 1.15, 1.5);
+      const Y = (y) => PAD.t + (1 - Math.min(y, top) / top) * (H - PAD.t - PAD.b);
+      return { ...f, top, Y };
+    }
     const lo = Math.min(-3, Math.floor(Math.min(...this.#scores) - 0.5));
     const hi = Math.max(3, Math.ceil(Math.max(...this.#scores) + 0.5));
     const top = Math.max(Math.exp(Math.max(...this.#scores)) * 1.15, 1.5);
@@ -188,7 +230,7 @@ export class SoftmaxExp extends WidgetElement {
     this.emit();
   }
 
-  #dragAndKeys(dot, i, Z) {
+  #dragAndKeys(dot, i) {
     dot.addEventListener('keydown', (e) => {
       if (this.isLocked('points')) return;
       const dir = { ArrowRight: 1, ArrowUp: 1, PageUp: 1, ArrowLeft: -1, ArrowDown: -1, PageDown: -1 }[e.key];
@@ -196,25 +238,6 @@ export class SoftmaxExp extends WidgetElement {
       e.preventDefault();
       this.#set(i, addStep(this.#scores[i], dir * (e.shiftKey || e.key.startsWith('Page') ? 1 : 0.1)));
       this.emit('change');
-    });
-    dot.addEventListener('pointerdown', (e) => {
-      if (this.isLocked('points')) return;
-      e.preventDefault();
-      const svg = this.svg;
-      svg.setPointerCapture(e.pointerId);
-      const move = (ev) => {
-        const r = svg.getBoundingClientRect();
-        this.#set(i, Math.round(Z(((ev.clientX - r.left) / r.width) * W) * 100) / 100);
-      };
-      const end = () => {
-        svg.removeEventListener('pointermove', move);
-        svg.removeEventListener('pointerup', end);
-        svg.removeEventListener('pointercancel', end);
-        this.emit('change');
-      };
-      svg.addEventListener('pointermove', move);
-      svg.addEventListener('pointerup', end);
-      svg.addEventListener('pointercancel', end);
     });
   }
 }
