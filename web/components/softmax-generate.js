@@ -19,7 +19,7 @@ import { loadLanguageModel } from './model/lm.js';
 import { FILTER_ATTRS, FILTER_STRINGS, filterFields, samplerOptions } from './softmax-sampler.js';
 
 const SHOWN = 8; // bars in the distribution
-const WORD_MS = 45; // delay between words when motion is allowed
+const WORD_MS = 45; // delay between words when motion is allowed (less for long texts: at most ~1.8 s in all)
 const KEY = { seed: 'seed', 'top-k': 'topK', 'top-p': 'topP', 'min-p': 'minP' };
 
 export class SoftmaxGenerate extends WidgetElement {
@@ -236,7 +236,7 @@ export class SoftmaxGenerate extends WidgetElement {
         context.push(tok);
         if (animate) {
           this.#render(i);
-          await new Promise((r) => setTimeout(r, WORD_MS));
+          await new Promise((r) => setTimeout(r, Math.min(WORD_MS, 1800 / this.#count)));
           if (run !== this.#run) return;
         }
       }
