@@ -37,6 +37,15 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/** Pointer capture for a drag; a pointer the browser does not track (a synthetic event) drags without it. */
+export function capture(el, pointerId) {
+  try {
+    el.setPointerCapture(pointerId);
+  } catch {
+    // NotFoundError: not an active pointer
+  }
+}
+
 /** A page-unique id prefix for label/for and aria-* references inside one widget. */
 export const newId = (name) => `${name}-${++uid}`;
 

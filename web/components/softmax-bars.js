@@ -5,7 +5,7 @@
 // and the steps of the computation on demand.
 // .value: the probabilities (Float32Array). Fires `input` on every change,
 // `change` when the reader lets go. Controls: scores, temperature, steps, bars.
-import { ATTR, BASE_STRINGS, checkNumber, checkScores, TEMPERATURE_STRINGS, TemperatureControl, WidgetElement, addStep, define, h, labelsFor, newId, scoresField } from './base.js';
+import { ATTR, BASE_STRINGS, capture, checkNumber, checkScores, TEMPERATURE_STRINGS, TemperatureControl, WidgetElement, addStep, define, h, labelsFor, newId, scoresField } from './base.js';
 
 const UNITS_ACROSS = 10; // dragging across the whole track changes a score by this much
 
@@ -171,7 +171,7 @@ export class SoftmaxBars extends WidgetElement {
     let start = null;
     track.addEventListener('pointerdown', (e) => {
       if (this.isLocked('bars') || !Number.isFinite(this.#scores[i])) return;
-      track.setPointerCapture(e.pointerId);
+      capture(track, e.pointerId);
       start = { x: e.clientX, score: this.#scores[i], width: track.getBoundingClientRect().width || 200 };
       track.classList.add('dragging');
       e.preventDefault();

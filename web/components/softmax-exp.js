@@ -7,7 +7,7 @@
 // .value: the probabilities (Float32Array); .exps: e^z (float32); .sum: their
 // sum. Fires `input` on every change, `change` when the reader lets go.
 // Controls: points.
-import { ATTR, BASE_STRINGS, checkScores, WidgetElement, addStep, define, h, labelsFor } from './base.js';
+import { ATTR, BASE_STRINGS, capture, checkScores, WidgetElement, addStep, define, h, labelsFor } from './base.js';
 
 const W = 360;
 const H = 220;
@@ -131,7 +131,7 @@ export class SoftmaxExp extends WidgetElement {
       if (i < 0) return;
       e.preventDefault();
       this.#dragFrame = f;
-      svg.setPointerCapture(e.pointerId);
+      capture(svg, e.pointerId);
       const move = (ev) => {
         const xx = ((ev.clientX - r.left) / r.width) * W;
         this.#set(i, Math.round(Math.max(f.lo, Math.min(f.hi, f.Z(xx))) * 100) / 100);

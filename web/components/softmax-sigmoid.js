@@ -3,7 +3,7 @@
 // sigmoid of z. A slider (or a drag along the curve) sets z; the plot shows the
 // S-curve and the point; the bars show softmax([z, 0]).
 // .value: sigmoid(z). Fires `input` on every change.
-import { ATTR, BASE_STRINGS, checkNumber, WidgetElement, define, h, newId } from './base.js';
+import { ATTR, BASE_STRINGS, capture, checkNumber, WidgetElement, define, h, newId } from './base.js';
 
 const ZMAX = 6;
 const W = 320;
@@ -93,7 +93,7 @@ export class SoftmaxSigmoid extends WidgetElement {
     this.svg.addEventListener('pointerdown', (e) => {
       if (this.isLocked('z')) return;
       dragging = true;
-      this.svg.setPointerCapture(e.pointerId);
+      capture(this.svg, e.pointerId);
       fromPointer(e);
     });
     this.svg.addEventListener('pointermove', (e) => dragging && fromPointer(e));
