@@ -841,6 +841,11 @@ async function engineTests(name, base, ref, heights) {
       for (const page of ['index', ...WIDGETS]) {
         const p = await openPage(b, `${base}widgets/${page}.html`, { ready: 'main' });
         await p.evaluate(() => Promise.all([...document.querySelectorAll('main *')].filter((e) => e.localName.startsWith('softmax-')).map((e) => e.ready)).then(() => true));
+        if (page !== 'index') {
+          // one script tag: the widget's own file defines it, and only it
+          const defined = await p.evaluate((tags) => tags.filter((t) => customElements.get(t)), WIDGETS);
+          assert(defined.length === 1 && defined[0] === page, `${page}.html defines ${defined}`);
+        }
         for (const width of [1280, 360]) {
           await p.setViewport(width, 900);
           const r = await p.evaluate(() => ({

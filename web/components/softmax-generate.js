@@ -16,11 +16,10 @@
 // Controls: prompt, tokens, temperature, filters.
 import { ATTR, BASE_STRINGS, TEMPERATURE_STRINGS, TemperatureControl, WidgetElement, define, h, newId } from './base.js';
 import { loadLanguageModel } from './model/lm.js';
-import { FILTER_ATTRS, FILTER_STRINGS, filterFields, samplerOptions } from './softmax-sampler.js';
+import { FILTER_ATTRS, FILTER_KEY as KEY, FILTER_STRINGS, filterFields, samplerOptions } from './filters.js';
 
 const SHOWN = 8; // bars in the distribution
 const WORD_MS = 45; // delay between words when motion is allowed (less for long texts: at most ~1.8 s in all)
-const KEY = { seed: 'seed', 'top-k': 'topK', 'top-p': 'topP', 'min-p': 'minP' };
 
 export class SoftmaxGenerate extends WidgetElement {
   static attrs = {
