@@ -118,9 +118,14 @@ function localPage(page, { resize, errors }) {
       await focus(selector, index);
       await page.keyboard.press(key);
     },
-    async type(selector, text, { index } = {}) {
+    async type(selector, text, { index, clear = false } = {}) {
       await focus(selector, index);
+      if (clear) await page.evaluate(`(${FIND})(${JSON.stringify(selector)}, ${index ?? 0}).value = ''`);
       await page.keyboard.type(text);
+    },
+    async click(selector, { index } = {}) {
+      const box = await page.evaluate(`(() => { const el = (${FIND})(${JSON.stringify(selector)}, ${index ?? 0}); el.scrollIntoView({ block: 'center' }); const r = el.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`);
+      await page.mouse.click(box.x, box.y);
     },
     async drag(selector, { index, from = [0, 0], by = [0, 0] } = {}) {
       const box = await page.evaluate(`(() => { const el = (${FIND})(${JSON.stringify(selector)}, ${index ?? 0}); el.scrollIntoView({ block: 'center' }); const r = el.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`);
@@ -409,6 +414,21 @@ async function engineTests(name, base, ref, heights) {
       await lesson.evaluate(() => new Promise((r) => document.getElementById('generate').addEventListener('load', r, { once: true })));
       const lm = await lesson.evaluate(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('lm.json')));
       assert(lm, 'lm.json was not fetched once the generator came into view');
+    });
+
+    await test(E('bug: section 1 explains the 0 of [−100, 0, 50, 2] (float32 underflow) and an all-masked row'), async () => {
+      const r = await lesson.evaluate(() => ({
+        out: document.getElementById('why-out').textContent,
+        chip: document.querySelector('[data-example=positive][data-key=min]').textContent,
+      }));
+      assert(r.chip === '0 (float32 underflow)', `check: ${r.chip}`);
+      // e^(−100 − logsumexp) in double precision: e^−150.000… ≈ 7.2 × 10⁻⁶⁶
+      const exact = Math.exp(-100 - (50 + Math.log(1 + Math.exp(-50) + Math.exp(-48) + Math.exp(-150))));
+      assert(r.out.includes('float32 stores it as 0') && r.out.includes(`${exact.toExponential(1).split('e')[0]}\u00a0×\u00a010⁻⁶⁶`), `explanation: ${r.out}`);
+      await lesson.type('#why-scores', '-inf, -inf', { clear: true });
+      await lesson.press('#why-scores', 'End'); // focus stays; the input event ran per key
+      const masked = await lesson.evaluate(() => document.getElementById('why-out').textContent);
+      assert(/masked/.test(masked) && /NaN/.test(masked), `all masked: ${masked}`);
     });
 
     await test(E('the prose follows the figures (e^x plot, temperature, overflow window, sigmoid)'), async () => {
@@ -841,6 +861,11 @@ async function engineTests(name, base, ref, heights) {
       for (const page of ['index', ...WIDGETS]) {
         const p = await openPage(b, `${base}widgets/${page}.html`, { ready: 'main' });
         await p.evaluate(() => Promise.all([...document.querySelectorAll('main *')].filter((e) => e.localName.startsWith('softmax-')).map((e) => e.ready)).then(() => true));
+        if (page === 'softmax-bars') {
+          await p.click('button.copy');
+          const label = await p.evaluate(() => document.querySelector('button.copy').textContent);
+          assert(label === 'Copied' || label.startsWith('Selected'), `the copy button says ${label}`);
+        }
         if (page !== 'index') {
           // one script tag: the widget's own file defines it, and only it
           const defined = await p.evaluate((tags) => tags.filter((t) => customElements.get(t)), WIDGETS);
@@ -849,10 +874,11 @@ async function engineTests(name, base, ref, heights) {
         for (const width of [1280, 360]) {
           await p.setViewport(width, 900);
           const r = await p.evaluate(() => ({
+            copy: document.querySelectorAll('pre.snippet').length === document.querySelectorAll('.snippet-wrap button.copy').length,
             over: document.documentElement.scrollWidth - document.documentElement.clientWidth,
             clipped: Array.from(document.querySelectorAll('pre'), (x) => x.scrollWidth - x.clientWidth).filter((d) => d > 1),
           }));
-          assert(r.over <= 0 && r.clipped.length === 0, `${page} at ${width}: sideways ${r.over}, clipped snippets ${r.clipped}`);
+          assert(r.over <= 0 && r.clipped.length === 0 && r.copy, `${page} at ${width}: sideways ${r.over}, clipped snippets ${r.clipped}, a copy button per snippet ${r.copy}`);
           await p.screenshot({ path: join(SHOTS, `gallery-${name}-${page}-${width}.png`), fullPage: true });
         }
         const errors = await pageErrors(p);
