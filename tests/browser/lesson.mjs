@@ -860,10 +860,12 @@ async function engineTests(name, base, ref, heights) {
     await test(E('gallery pages: each loads alone, no errors, nothing clipped, screenshots at 1280 and 360 px'), async () => {
       for (const page of ['index', ...WIDGETS]) {
         const p = await openPage(b, `${base}widgets/${page}.html`, { ready: 'main' });
+        // gallery.js gives each snippet a Copy button (WebKit may run it after the load event)
+        await p.waitFor(() => document.querySelectorAll('pre.snippet').length === document.querySelectorAll('.snippet-wrap button.copy').length, { timeout: 10_000 });
         await p.evaluate(() => Promise.all([...document.querySelectorAll('main *')].filter((e) => e.localName.startsWith('softmax-')).map((e) => e.ready)).then(() => true));
         if (page === 'softmax-bars') {
-          await p.click('button.copy');
-          const label = await p.evaluate(() => document.querySelector('button.copy').textContent);
+          await p.press('button.copy', 'Enter'); // the keyboard path: WebKit's WebDriver click did not reach it
+          const label = await p.waitFor(() => document.querySelector('button.copy').textContent !== 'Copy' && document.querySelector('button.copy').textContent, { timeout: 5000 });
           assert(label === 'Copied' || label.startsWith('Selected'), `the copy button says ${label}`);
         }
         if (page !== 'index') {

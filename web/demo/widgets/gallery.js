@@ -19,7 +19,8 @@ for (const pre of document.querySelectorAll('pre.snippet')) {
   button.textContent = 'Copy';
   button.addEventListener('click', async () => {
     try {
-      await navigator.clipboard.writeText(pre.textContent);
+      // some browsers leave the promise pending (a permission prompt nobody sees): give up after a second
+      await Promise.race([navigator.clipboard.writeText(pre.textContent), new Promise((_, no) => setTimeout(() => no(new Error('no answer')), 1000))]);
       button.textContent = 'Copied';
     } catch {
       const range = document.createRange(); // no clipboard access: select the text for the reader to copy
