@@ -1,13 +1,45 @@
-// The worked examples of the course text (../shared/course/*.txt), each with
-// the course's own rounded numbers, compared at the course's rounding.
+// The worked examples of the course text (../shared/course/*.txt), listed once in
+// web/demo/course-examples.js (inputs and the course's numbers), computed here by
+// both wasm builds and compared at the course's rounding. Properties the course
+// states in words (never negative, order kept) are checked on random inputs.
 import { beforeAll, describe, expect, test } from 'vitest';
 
+import { EXAMPLES, matches, runExamples } from '../../web/demo/course-examples.js';
 import { load } from '../../web/src/node.js';
 import { BUILDS } from './helpers.js';
 import { mulberry32, normalGen } from './reference.js';
 
-/** Rounds every value to `d` decimals (as the course's round(v, d)). */
-const round = (values, d) => Array.from(values, (v) => Math.round(v * 10 ** d) / 10 ** d);
+describe('the list of worked examples', () => {
+  test('every check names a computed value and a rule the course states', () => {
+    const ids = new Set();
+    let n = 0;
+    for (const ex of EXAMPLES) {
+      expect(ids.has(ex.id), `duplicate id ${ex.id}`).toBe(false);
+      ids.add(ex.id);
+      for (const c of ex.checks) {
+        n++;
+        expect(['course', 'ours']).toContain(c.source);
+        expect(typeof c.course).toBe('string');
+        expect(c.expected === 'NaN' || /^(>=|<=|>|<|=)?\s*-?[\d.e-]+$/.test(c.expected), `${ex.id}/${c.key}: ${c.expected}`).toBe(true);
+      }
+    }
+    expect(EXAMPLES.length).toBe(15);
+    expect(n).toBeGreaterThanOrEqual(80);
+  });
+
+  test('the matching rule rejects what the course does not print', () => {
+    expect(matches(0.4012, '0.401', 3)).toBe(true);
+    expect(matches(0.4016, '0.401', 3)).toBe(false); // rounds to 0.402
+    expect(matches(NaN, '0.401', 3)).toBe(false);
+    expect(matches(NaN, 'NaN', 0)).toBe(true);
+    expect(matches(0.5, 'NaN', 0)).toBe(false);
+    expect(matches(0, '>0', 0)).toBe(false);
+    expect(matches(0, '>=0', 0)).toBe(true);
+    expect(matches(999, '=1000', 0)).toBe(false);
+    expect(matches(2e-6, '<1e-6', 7)).toBe(false);
+    expect(matches(Infinity, '1', 5)).toBe(false);
+  });
+});
 
 describe.each(BUILDS)('$build build', ({ simd }) => {
   let sm;
@@ -15,41 +47,23 @@ describe.each(BUILDS)('$build build', ({ simd }) => {
     sm = await load({ simd });
   });
 
-  test('[0.707, 0, 0.707] -> 0.401, 0.198, 0.401; e^0.707 ~ 2.028, sum ~ 5.056', () => {
-    expect(round(sm.softmax([0.707, 0, 0.707]), 3)).toEqual([0.401, 0.198, 0.401]);
-    const s = sm.softmaxSteps([0.707, 0, 0.707]);
-    expect(round(s.rawExps, 3)).toEqual([2.028, 1, 2.028]);
-    expect(round([s.rawSum], 3)).toEqual([5.056]);
-    expect(round([s.rawExps[0] / s.rawSum, s.rawExps[1] / s.rawSum], 3)).toEqual([0.401, 0.198]);
-    expect(round(s.probs, 3)).toEqual([0.401, 0.198, 0.401]);
-    // "They add to 1. The middle score was smallest, so it got the smallest share."
-    expect(Math.abs(s.probs.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-6);
-  });
+  // One test per worked example, each number against the course's.
+  for (const ex of EXAMPLES) {
+    test(`${ex.title}: ${ex.checks.length} numbers match the course`, () => {
+      const values = ex.compute(sm, ex.inputs);
+      for (const c of ex.checks) {
+        const v = Number(values[c.key]);
+        expect(matches(v, c.expected, c.digits), `${c.label}: course ${c.course} (${c.expected}), computed ${v}`).toBe(true);
+        // the same value nudged past the course's rounding must fail: the check can fail
+        if (/^-?[\d.]+$/.test(c.expected)) expect(matches(v + 10 ** -c.digits, c.expected, c.digits)).toBe(false);
+      }
+    });
+  }
 
-  test('[2, 0, -1] at T = 1: A takes most, B a little, C almost none', () => {
-    const [a, b, c] = sm.softmax([2, 0, -1]);
-    expect(a).toBeGreaterThan(0.8);
-    expect(b).toBeLessThan(a);
-    expect(b).toBeGreaterThan(c);
-    expect(c).toBeLessThan(0.05);
-    expect(round([a, b, c], 3)).toEqual([0.844, 0.114, 0.042]);
-  });
-
-  test('[2, 0, -1] at T = 0.3: A takes nearly everything', () => {
-    const [a, b, c] = sm.softmax([2, 0, -1], { temperature: 0.3 });
-    expect(a).toBeGreaterThan(0.99);
-    expect(b + c).toBeLessThan(0.01);
-  });
-
-  test('three equal scores -> 1/3 each', () => {
-    for (const z of [0, 1, -5, 2.5]) expect(round(sm.softmax([z, z, z]), 3)).toEqual([0.333, 0.333, 0.333]);
-    for (const p of sm.softmax([7, 7, 7])) expect(Math.abs(p - 1 / 3)).toBeLessThan(1e-7);
-  });
-
-  test('one score much larger than the others takes almost all the pile', () => {
-    const [big, ...rest] = sm.softmax([20, 1, 0, 2]);
-    expect(big).toBeGreaterThan(0.9999);
-    expect(rest.every((p) => p < 1e-7)).toBe(true);
+  test('runExamples checks every number once, all matching', () => {
+    const all = runExamples(sm);
+    expect(all.length).toBe(EXAMPLES.reduce((n, ex) => n + ex.checks.length, 0));
+    expect(all.filter((r) => !r.ok).map((r) => `${r.example.id}/${r.check.key}`)).toEqual([]);
   });
 
   test('softmax never outputs a negative chance', () => {
@@ -58,54 +72,6 @@ describe.each(BUILDS)('$build build', ({ simd }) => {
       const x = Array.from({ length: 20 }, g);
       expect(Array.from(sm.softmax(x)).every((p) => p >= 0)).toBe(true);
     }
-  });
-
-  test('[2, 1, 0] -> 0.665, 0.245, 0.090 (about 67%, 24%, 9%)', () => {
-    const p = sm.softmax([2, 1, 0]);
-    expect(round(p, 3)).toEqual([0.665, 0.245, 0.09]);
-    expect(round(Array.from(p, (v) => v * 100), 0)).toEqual([67, 24, 9]);
-  });
-
-  test('[2, 1, 0] at T = 0.5 (scores [4, 2, 0]): the top jumps to 0.867', () => {
-    expect(round(sm.softmax([2, 1, 0], { temperature: 0.5 }), 3)[0]).toBe(0.867);
-    expect(round(sm.softmax([4, 2, 0]), 3)[0]).toBe(0.867);
-  });
-
-  test('[2, 1, 0] at T = 2 (scores [1, 0.5, 0]) -> 0.506, 0.307, 0.186', () => {
-    expect(round(sm.softmax([2, 1, 0], { temperature: 2 }), 3)).toEqual([0.506, 0.307, 0.186]);
-    expect(round(sm.softmax([1, 0.5, 0]), 3)).toEqual([0.506, 0.307, 0.186]);
-  });
-
-  test('[ln 2, 0, 0] -> 0.5, 0.25, 0.25 (exponentials [2, 1, 1])', () => {
-    expect(round(sm.softmax([Math.LN2, 0, 0]), 3)).toEqual([0.5, 0.25, 0.25]);
-    expect(round(sm.softmaxSteps([Math.LN2, 0, 0]).rawExps, 3)).toEqual([2, 1, 1]);
-  });
-
-  test('only the gaps matter: [1, 3] and [11, 13] both give 0.119, 0.881', () => {
-    expect(round(sm.softmax([1, 3]), 3)).toEqual([0.119, 0.881]);
-    expect(round(sm.softmax([11, 13]), 3)).toEqual([0.119, 0.881]);
-  });
-
-  test('[1000, 1001, 1002]: naive -> NaN, stable -> 0.09, 0.2447, 0.6652', () => {
-    expect(Array.from(sm.softmaxNaive([1000, 1001, 1002])).map(Number.isNaN)).toEqual([true, true, true]);
-    const stable = sm.softmax([1000, 1001, 1002]);
-    expect(round(stable, 4)).toEqual([0.09, 0.2447, 0.6652]);
-    // the probabilities of [0, 1, 2]: the worked example's numbers in reverse order
-    expect(round(sm.softmax([0, 1, 2]), 4)).toEqual([0.09, 0.2447, 0.6652]);
-    expect(round(sm.softmax([2, 1, 0]), 4)).toEqual([0.6652, 0.2447, 0.09]);
-  });
-
-  test('[2, 1, 0.1, -1] at T = 0.3: the top gets 0.964', () => {
-    expect(round(sm.softmax([2, 1, 0.1, -1], { temperature: 0.3 }), 3)[0]).toBe(0.964);
-  });
-
-  test('[2, 1, 0.1, -1] at T = 3 -> 0.382, 0.274, 0.203, 0.141', () => {
-    expect(round(sm.softmax([2, 1, 0.1, -1], { temperature: 3 }), 3)).toEqual([0.382, 0.274, 0.203, 0.141]);
-  });
-
-  test('sigmoid(2) = softmax([2, 0])[0] = 0.881', () => {
-    expect(round([sm.sigmoid(2)], 3)).toEqual([0.881]);
-    expect(round([sm.softmax([2, 0])[0]], 3)).toEqual([0.881]);
   });
 
   test('temperature never changes the order; the top score stays on top', () => {
@@ -125,9 +91,20 @@ describe.each(BUILDS)('$build build', ({ simd }) => {
     }
   });
 
-  test('greedy choice (T -> 0, argmax) of [2, 1, 0] is the first candidate', () => {
-    expect(sm.argmax([2, 1, 0])).toBe(0);
-    expect(Array.from(sm.softmax([2, 1, 0], { temperature: 0 }))).toEqual([1, 0, 0]);
-    expect(sm.softmax([2, 1, 0], { temperature: 0.01 })[0]).toBeGreaterThan(0.9999);
+  test('the ours-reference numbers are double-precision softmax rounded (independent of the wasm)', () => {
+    const ref = (z, t = 1) => {
+      const s = z.map((v) => v / t);
+      const m = Math.max(...s);
+      const e = s.map((v) => Math.exp(v - m));
+      const tot = e.reduce((a, b) => a + b, 0);
+      return e.map((v) => v / tot);
+    };
+    const byId = Object.fromEntries(EXAMPLES.map((e) => [e.id, e]));
+    const exp = (id, key) => Number(byId[id].checks.find((c) => c.key === key).expected);
+    expect(ref([2, 0, -1])[0].toFixed(3)).toBe(exp('abc', 'a').toFixed(3));
+    expect(ref([2, 0, -1])[2].toFixed(3)).toBe(exp('abc', 'c').toFixed(3));
+    expect(ref([2, 0, -1], 0.3)[0].toFixed(3)).toBe(exp('abc', 'cold').toFixed(3));
+    expect(ref([2, 1, 0.1, -1])[3].toFixed(3)).toBe(exp('four', 'b3').toFixed(3));
+    expect(ref([2, 1, 0], 0.5)[2].toFixed(3)).toBe(exp('temperature', 'a2').toFixed(3));
   });
 });

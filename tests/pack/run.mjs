@@ -114,6 +114,7 @@ await check('tarball holds the API, types, builds, generated entries, widgets, d
     EXPECTED_FILES.includes(f) ||
     /^web\/src\/[\w-]+\.(js|d\.ts)$/.test(f) ||
     /^web\/components\/[\w-]+\.(js|d\.ts|css)$/.test(f) ||
+    /^web\/components\/model\/(lm\.js|lm\.json|README\.md)$/.test(f) ||
     /^web\/demo\/([\w-]+\/)?[\w-]+\.(html|js|css|svg)$/.test(f);
   const extra = shipped.filter((f) => !allowed(f));
   assert(missing.length === 0, `missing: ${missing}`);

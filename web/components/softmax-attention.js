@@ -4,15 +4,56 @@
 // weights over the keys sum to 1) or down each column (axis 0). Cells are
 // editable; −inf masks a key.
 // .value: the weights, an array of rows. Fires `input` on every change.
-import { WidgetElement, define, fmt, h, newId, parseScore } from './base.js';
+import { ATTR, BASE_STRINGS, WidgetElement, define, h, newId, parseScore } from './base.js';
 
 const DEFAULT_TOKENS = ['the', 'cat', 'sat', 'down'];
 const DEFAULT_SCORES = [2.0, 0.5, 0.1, -0.3, 0.4, 2.5, 1.0, 0.2, 0.1, 1.8, 1.2, 0.6, -0.5, 0.9, 1.5, 1.1];
 
 export class SoftmaxAttention extends WidgetElement {
-  static observedAttributes = ['tokens', 'scores', 'axis'];
+  static attrs = {
+    tokens: {
+      parse(t) {
+        const list = String(t).trim().split(/\s+/).filter(Boolean);
+        if (list.length < 2 || list.length > 6) throw new Error(`${list.length} token${list.length === 1 ? '' : 's'}`);
+        return list;
+      },
+      accepts: '2 to 6 words separated by spaces',
+      default: DEFAULT_TOKENS,
+    },
+    scores: {
+      parse(t) {
+        const parts = String(t).split(/[,\s]+/).filter(Boolean);
+        return parts.map((p, i) => {
+          const v = parseScore(p);
+          if (Number.isNaN(v) || v === Infinity) throw new Error(`entry ${i + 1} ("${p}") is not a number`);
+          return v;
+        });
+      },
+      accepts: 'n × n numbers row by row (n = the number of tokens), separated by commas or spaces; -inf masks',
+      default: null,
+    },
+    axis: { ...ATTR.oneOf('rows', 'columns'), default: 'rows' },
+  };
+  static controls = ['axis', 'scores'];
+  static strings = {
+    ...BASE_STRINGS,
+    title: 'Softmax along an axis: attention weights',
+    along: 'Softmax along',
+    rows: 'each row (axis −1): each query’s weights',
+    columns: 'each column (axis 0)',
+    scoresCaption: 'Scores: query (row) · key (column). Edit any cell.',
+    weightsCaption: 'Weights after softmax',
+    cell: 'score of query {q} for key {k}',
+    corner: 'query \\ key',
+    sum: 'sum',
+    rowsNote: 'Every row sums to 1: each query shares out its attention over the keys. This is the axis attention uses.',
+    columnsNote: 'Now every column sums to 1 and the rows do not: same numbers, a different question. The axis decides which entries compete.',
+    masked: 'A slice whose scores are all −∞ has nothing to share out: its weights are NaN (PyTorch gives the same). Unmask at least one score in it.',
+    scoresCount: '{n} tokens need {need} numbers, got {got}',
+  };
 
   #tokens = DEFAULT_TOKENS;
+  #given = null;
   #scores = DEFAULT_SCORES.slice();
   #axis = 'rows';
   #weights = new Float32Array(0);
@@ -25,30 +66,34 @@ export class SoftmaxAttention extends WidgetElement {
     return this.#axis;
   }
   set axis(a) {
-    this.#axis = a === 'columns' ? 'columns' : 'rows';
-    this.#syncAxis();
+    if (a !== 'rows' && a !== 'columns') throw new TypeError(`softmax-attention: axis must be 'rows' or 'columns' (got ${String(a)})`);
+    this.#axis = a;
+    this.sync();
     if (this.sm) this.update();
   }
 
-  fromAttributes() {
-    const tokens = (this.getAttribute('tokens') ?? '').trim().split(/\s+/).filter(Boolean);
-    this.#tokens = tokens.length >= 2 && tokens.length <= 6 ? tokens : DEFAULT_TOKENS;
+  applyAttribute(name, v) {
+    if (name === 'tokens') this.#tokens = v;
+    else if (name === 'scores') this.#given = v;
+    else if (name === 'axis') this.#axis = v;
+    if (name === 'axis') return;
     const n = this.#tokens.length;
-    const given = (this.getAttribute('scores') ?? '').split(/[,\s]+/).filter(Boolean).map(parseScore);
-    this.#scores = given.length === n * n && given.every((v) => !Number.isNaN(v))
-      ? given
-      : Array.from({ length: n * n }, (_, k) => DEFAULT_SCORES[k % DEFAULT_SCORES.length]);
-    this.#axis = this.getAttribute('axis') === 'columns' ? 'columns' : 'rows';
-    this.#syncAxis();
-    this.#buildGrids();
+    if (this.#given && this.#given.length === n * n) this.#scores = this.#given.slice();
+    else this.#scores = Array.from({ length: n * n }, (_, k) => DEFAULT_SCORES[k % DEFAULT_SCORES.length]);
+    this.attributeError('scores', this.#given && this.#given.length !== n * n ? this.s('scoresCount', { n, need: n * n, got: this.#given.length }) : null);
+    this.#grids = false;
   }
 
-  #syncAxis() {
+  #grids = false;
+
+  sync() {
     if (!this.radios) return;
     for (const r of this.radios) r.checked = r.value === this.#axis;
+    if (!this.#grids) this.#buildGrids();
   }
 
-  build(frame) {
+  build(root) {
+    this.#grids = false;
     const name = newId('axis');
     this.radios = ['rows', 'columns'].map((v) => {
       const r = h('input', { type: 'radio', name, value: v, id: `${name}-${v}` });
@@ -57,6 +102,7 @@ export class SoftmaxAttention extends WidgetElement {
         this.#axis = v;
         this.update();
         this.emit();
+        this.emit('change');
       });
       return r;
     });
@@ -64,27 +110,31 @@ export class SoftmaxAttention extends WidgetElement {
     this.scoreTable = h('table', { class: 'matrix scores-matrix' });
     this.weightTable = h('table', { class: 'matrix weights-matrix' });
     this.note = h('p', { class: 'help', 'aria-live': 'polite' });
-    frame.classList.add('softmax-attention');
-    frame.append(
-      h(
-        'fieldset',
-        { class: 'field axis' },
-        h('legend', {}, 'Softmax along'),
-        h('span', { class: 'radio' }, rows, h('label', { for: rows.id }, 'each row (axis −1): each query’s weights')),
-        h('span', { class: 'radio' }, cols, h('label', { for: cols.id }, 'each column (axis 0)')),
+    this.maskNote = h('p', { class: 'note', role: 'status' });
+    root.append(
+      this.control(
+        'axis',
+        h(
+          'fieldset',
+          { class: 'field axis', part: 'field' },
+          h('legend', {}, this.s('along')),
+          h('span', { class: 'radio' }, rows, h('label', { for: rows.id }, this.s('rows'))),
+          h('span', { class: 'radio' }, cols, h('label', { for: cols.id }, this.s('columns'))),
+        ),
       ),
       h('div', { class: 'matrices' },
-        h('figure', {}, h('figcaption', {}, 'Scores: query (row) · key (column). Edit any cell.'), h('div', { class: 'scroll' }, this.scoreTable)),
-        h('figure', {}, h('figcaption', {}, 'Weights after softmax'), h('div', { class: 'scroll' }, this.weightTable)),
+        this.control('scores', h('figure', {}, h('figcaption', {}, this.s('scoresCaption')), h('div', { class: 'scroll' }, this.scoreTable))),
+        h('figure', {}, h('figcaption', {}, this.s('weightsCaption')), h('div', { class: 'scroll' }, this.weightTable)),
       ),
+      this.maskNote,
       this.note,
     );
-    this.fromAttributes();
   }
 
   #buildGrids() {
+    this.#grids = true;
     const n = this.#tokens.length;
-    const head = (extra) => h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'query \\ key')), ...this.#tokens.map((t) => h('th', { scope: 'col' }, t)), extra ? h('th', { scope: 'col' }, extra) : null));
+    const head = (extra) => h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, this.s('corner'))), ...this.#tokens.map((t) => h('th', { scope: 'col' }, t)), extra ? h('th', { scope: 'col' }, extra) : null));
     const sbody = h('tbody');
     const wbody = h('tbody');
     this.cells = [];
@@ -95,7 +145,7 @@ export class SoftmaxAttention extends WidgetElement {
       const wrow = h('tr', {}, h('th', { scope: 'row' }, this.#tokens[i]));
       for (let j = 0; j < n; j++) {
         const k = i * n + j;
-        const input = h('input', { type: 'text', inputmode: 'decimal', class: 'cell', value: String(this.#scores[k]), 'aria-label': `score of query ${this.#tokens[i]} for key ${this.#tokens[j]}` });
+        const input = h('input', { type: 'text', inputmode: 'decimal', class: 'cell', value: String(this.#scores[k]), part: 'input', disabled: this.isLocked('scores'), 'aria-label': this.s('cell', { q: this.#tokens[i], k: this.#tokens[j] }) });
         input.addEventListener('input', () => {
           const v = parseScore(input.value);
           if (Number.isNaN(v) || v === Infinity) {
@@ -107,6 +157,7 @@ export class SoftmaxAttention extends WidgetElement {
           this.update();
           this.emit();
         });
+        input.addEventListener('change', () => this.emit('change'));
         this.cells.push(input);
         srow.append(h('td', {}, input));
         const w = h('td', { class: 'w' });
@@ -120,20 +171,20 @@ export class SoftmaxAttention extends WidgetElement {
       wbody.append(wrow);
     }
     this.colSums = Array.from({ length: n }, () => h('td', { class: 'sum' }));
-    const foot = h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, 'sum'), ...this.colSums, h('td')));
+    const foot = h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, this.s('sum')), ...this.colSums, h('td')));
     this.scoreTable.replaceChildren(head(), sbody);
-    this.weightTable.replaceChildren(head('sum'), wbody, foot);
+    this.weightTable.replaceChildren(head(this.s('sum')), wbody, foot);
   }
 
   update() {
-    if (!this.sm) return;
+    if (!this.sm || !this.wcells) return;
     const n = this.#tokens.length;
     const axis = this.#axis === 'rows' ? -1 : 0;
     this.#weights = this.sm.softmax(this.#scores, { shape: [n, n], axis });
     const w = this.#weights;
     for (let k = 0; k < n * n; k++) {
       const cell = this.wcells[k];
-      cell.textContent = fmt(w[k], 2);
+      cell.textContent = this.fmt(w[k], 2);
       cell.style.setProperty('--w', Number.isFinite(w[k]) ? String(w[k]) : '0'); // CSSOM custom property drives the shade
       cell.classList.toggle('dark', w[k] > 0.75);
     }
@@ -144,15 +195,13 @@ export class SoftmaxAttention extends WidgetElement {
         rs += w[i * n + j];
         cs += w[j * n + i];
       }
-      this.rowSums[i].textContent = fmt(rs, 2);
-      this.colSums[i].textContent = fmt(cs, 2);
+      this.rowSums[i].textContent = this.fmt(rs, 2);
+      this.colSums[i].textContent = this.fmt(cs, 2);
       this.rowSums[i].classList.toggle('one', axis === -1);
       this.colSums[i].classList.toggle('one', axis === 0);
     }
-    this.note.textContent =
-      axis === -1
-        ? 'Every row sums to 1: each query shares out its attention over the keys. This is the axis attention uses.'
-        : 'Now every column sums to 1 and the rows do not: same numbers, a different question. The axis decides which entries compete.';
+    this.note.textContent = axis === -1 ? this.s('rowsNote') : this.s('columnsNote');
+    this.maskNote.textContent = Array.from(w).some(Number.isNaN) ? this.s('masked') : '';
   }
 }
 

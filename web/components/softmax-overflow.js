@@ -1,15 +1,44 @@
 // <softmax-overflow scores="1000, 1001, 1002" shift="0">
 // The textbook formula e^z / Σ e^z beside the max trick e^(z − max) / Σ, both
 // in float32 as the wasm module computes them. Add the same number to every
-// score: the max trick's answer never moves; the textbook one turns to NaN once
-// e^z no longer fits in a float32 (z above about 88.7).
-// .value: { naive, stable } (Float32Arrays). Fires `input` on every change.
-import { WidgetElement, define, fmt, fmtScore, h, newId, parseScores, scoresField } from './base.js';
+// score: the max trick's answer never moves; the textbook one breaks once the
+// float32 sum of the e^z passes 3.4 × 10³⁸ (or once every e^z underflows to 0).
+// .value: { naive, stable } (Float32Arrays); .breaksAbove / .breaksBelow: the
+// shifts where the textbook formula stops working for these scores.
+// Fires `input` on every change, `change` when the reader lets go.
+import { ATTR, BASE_STRINGS, checkNumber, checkScores, WidgetElement, define, h, newId, scoresField } from './base.js';
 
 const SHIFT_MAX = 1000;
+const LN_FLT_MAX = Math.log(3.4028234663852886e38); // 88.7228…: e^z above this is ∞ in float32
+const LN_FLT_TRUE_MIN = Math.log(1.401298464324817e-45); // −103.279…: e^z below this is 0 in float32
 
 export class SoftmaxOverflow extends WidgetElement {
-  static observedAttributes = ['scores', 'shift'];
+  static attrs = {
+    scores: { ...ATTR.scores(12), default: [1000, 1001, 1002] },
+    shift: { ...ATTR.number(-1e6, 1e6), default: 0 },
+  };
+  static controls = ['scores', 'shift'];
+  static strings = {
+    ...BASE_STRINGS,
+    title: 'The textbook formula against the max trick',
+    scores: 'Scores',
+    scoresHelp: 'Numbers separated by commas, e.g. 2, 1, 0 (also −inf or ln 2).',
+    shift: 'Add the same number to every score',
+    shiftNumber: 'Amount added to every score',
+    shiftText: 'add {shift} to every score',
+    used: 'Scores used: {scores}',
+    textbookTitle: 'Textbook: e^z ÷ sum (float32)',
+    trickTitle: 'Max trick: e^(z − max) ÷ sum',
+    sum: 'sum',
+    result: 'result',
+    overflowed: '✗ The textbook formula overflowed: the float32 sum of the e^z passed 3.4 × 10³⁸ and became ∞, so every e^z ÷ ∞ is 0 (or ∞ ÷ ∞, NaN).',
+    underflowed: '✗ The textbook formula underflowed: every e^z is below the smallest float32 and became 0, and 0 ÷ 0 is NaN.',
+    fits: '✓ The textbook formula still works: the sum of the e^z fits in a float32.',
+    same: '✓ The max trick gives the same answer as for the scores without the {shift} added: only the gaps matter.',
+    sameAtZero: '✓ Move the shift: the max trick’s answer will not change, because only the gaps matter.',
+    differs: 'The shifted answer differs from the unshifted one (rounding of very large scores in float32).',
+    window: 'For these scores the textbook formula works while the shift stays between about {lo} and {hi}: above, the sum of the e^z overflows (the largest score is then about {top}); below, every e^z underflows.',
+  };
 
   #scores = [1000, 1001, 1002];
   #shift = 0;
@@ -23,108 +52,122 @@ export class SoftmaxOverflow extends WidgetElement {
     return this.#scores.slice();
   }
   set scores(list) {
-    this.#scores = Array.from(list, Number);
-    this.field?.set(this.#scores);
+    this.#scores = checkScores('softmax-overflow', list);
+    this.sync();
     if (this.sm) this.update();
   }
   get shift() {
     return this.#shift;
   }
   set shift(c) {
-    this.#shift = Number(c);
-    this.#syncShift();
+    this.#shift = checkNumber('softmax-overflow', 'shift', c, { min: -1e6, max: 1e6 });
+    this.sync();
     if (this.sm) this.update();
   }
-
-  fromAttributes() {
-    try {
-      this.#scores = parseScores(this.getAttribute('scores') ?? '1000, 1001, 1002');
-    } catch {
-      this.#scores = [1000, 1001, 1002];
-    }
-    const c = Number(this.getAttribute('shift') ?? 0);
-    this.#shift = Number.isFinite(c) ? c : 0;
-    this.field.set(this.#scores);
-    this.#syncShift();
+  /** The shift above which the float32 sum of e^(z + shift) overflows: ln(FLT_MAX) − ln Σ e^z (float64). */
+  get breaksAbove() {
+    const m = Math.max(...this.#scores);
+    if (!Number.isFinite(m)) return NaN;
+    return LN_FLT_MAX - (m + Math.log(this.#scores.reduce((s, z) => s + Math.exp(z - m), 0)));
+  }
+  /** The shift below which every e^(z + shift) underflows to 0 in float32. */
+  get breaksBelow() {
+    return LN_FLT_TRUE_MIN - Math.max(...this.#scores);
   }
 
-  #syncShift() {
+  applyAttribute(name, v) {
+    if (name === 'scores') this.#scores = v.slice();
+    else if (name === 'shift') this.#shift = v;
+  }
+
+  sync() {
     if (!this.shiftRange) return;
+    this.field.set(this.#scores);
     this.shiftRange.value = String(Math.max(-SHIFT_MAX, Math.min(SHIFT_MAX, this.#shift)));
     this.shiftNumber.value = String(this.#shift);
-    this.shiftRange.setAttribute('aria-valuetext', `add ${this.#shift} to every score`);
+    this.shiftRange.setAttribute('aria-valuetext', this.s('shiftText', { shift: this.fmtScore(this.#shift) }));
   }
 
-  build(frame) {
-    this.field = scoresField((list) => {
+  build(root) {
+    this.field = scoresField(this, (list) => {
       this.#scores = list;
       this.update();
       this.emit();
-    });
+    }, { onCommit: () => this.emit('change') });
     const id = newId('shift');
-    this.shiftRange = h('input', { id, type: 'range', min: -SHIFT_MAX, max: SHIFT_MAX, step: 1 });
-    this.shiftNumber = h('input', { type: 'number', step: 1, class: 'num', 'aria-label': 'Amount added to every score' });
+    this.shiftRange = h('input', { id, type: 'range', min: -SHIFT_MAX, max: SHIFT_MAX, step: 0.5, part: 'slider' });
+    this.shiftNumber = h('input', { type: 'number', step: 0.5, class: 'num', part: 'input', 'aria-label': this.s('shiftNumber') });
     const onShift = (v) => {
       if (!Number.isFinite(v)) return;
       this.#shift = v;
-      this.#syncShift();
+      this.sync();
       this.update();
       this.emit();
     };
     this.shiftRange.addEventListener('input', () => onShift(Number(this.shiftRange.value)));
     this.shiftNumber.addEventListener('input', () => this.shiftNumber.value !== '' && onShift(Number(this.shiftNumber.value)));
+    for (const el of [this.shiftRange, this.shiftNumber]) el.addEventListener('change', () => this.emit('change'));
     this.shifted = h('p', { class: 'shifted' });
-    this.naivePanel = h('div', { class: 'panel naive', role: 'group', 'aria-label': 'Textbook formula' });
-    this.stablePanel = h('div', { class: 'panel stable', role: 'group', 'aria-label': 'Max trick' });
+    this.naivePanel = h('div', { class: 'panel naive', part: 'panel', role: 'group', 'aria-label': this.s('textbookTitle') });
+    this.stablePanel = h('div', { class: 'panel stable', part: 'panel', role: 'group', 'aria-label': this.s('trickTitle') });
     this.verdict = h('p', { class: 'verdict', 'aria-live': 'polite' });
-    frame.classList.add('softmax-overflow');
-    frame.append(
+    this.windowLine = h('p', { class: 'help window' });
+    root.append(
       h(
         'div',
-        { class: 'controls' },
-        this.field.el,
-        h('div', { class: 'field shift' }, h('label', { for: id }, 'Add the same number to every score'), h('div', { class: 'shift-row' }, this.shiftRange, this.shiftNumber)),
+        { class: 'controls', part: 'controls' },
+        this.control('scores', this.field.el),
+        this.control('shift', h('div', { class: 'field shift', part: 'field' }, h('label', { for: id }, this.s('shift')), h('div', { class: 'shift-row' }, this.shiftRange, this.shiftNumber))),
       ),
       this.shifted,
       h('div', { class: 'panels' }, this.naivePanel, this.stablePanel),
       this.verdict,
+      this.windowLine,
     );
-    this.fromAttributes();
   }
 
   update() {
-    if (!this.sm) return;
+    if (!this.sm || !this.naivePanel) return;
     const z = this.#scores.map((v) => v + this.#shift);
     const steps = this.sm.softmaxSteps(z);
     this.#naive = this.sm.softmaxNaive(z);
     this.#stable = steps.probs;
     const unshifted = this.sm.softmax(this.#scores);
-    this.shifted.textContent = `Scores used: ${z.map(fmtScore).join(', ')}`;
-    const list = (xs, cls) => h('span', { class: 'vec' }, ...Array.from(xs, (x) => h('span', { class: `chip ${Number.isNaN(x) || x === Infinity ? 'bad' : ''} ${cls ?? ''}` }, fmt(x, 4))));
+    const rawSum32 = Math.fround(steps.rawSum); // the textbook sum as a float32 holds it
+    this.shifted.textContent = this.s('used', { scores: z.map((v) => this.fmtScore(v)).join(', ') });
+    const naiveWrong = Array.from(this.#naive).some((p, i) => !(Math.abs(p - this.#stable[i]) < 1e-4));
+    const list = (xs, cls, wrong = false) => h('span', { class: 'vec' }, ...Array.from(xs, (x) => h('span', { class: `chip ${wrong || Number.isNaN(x) || x === Infinity ? 'bad' : ''} ${cls ?? ''}` }, this.fmt(x, 4))));
     const line = (title, body) => h('div', { class: 'line' }, h('span', { class: 'line-title' }, title), body);
     this.naivePanel.replaceChildren(
-      h('h4', {}, 'Textbook: e', h('sup', {}, 'z'), ' ÷ sum'),
+      h('h4', {}, this.s('textbookTitle')),
       line('e^z', list(steps.rawExps)),
-      line('sum', list([steps.rawSum])),
-      line('result', list(this.#naive, 'result')),
+      line(this.s('sum'), list([rawSum32])),
+      line(this.s('result'), list(this.#naive, 'result', naiveWrong)),
     );
     this.stablePanel.replaceChildren(
-      h('h4', {}, 'Max trick: e', h('sup', {}, 'z − max'), ' ÷ sum'),
+      h('h4', {}, this.s('trickTitle')),
       line('z − max', list(steps.shifted)),
       line('e^(z − max)', list(steps.exps)),
-      line('sum', list([steps.sum])),
-      line('result', list(this.#stable, 'result')),
+      line(this.s('sum'), list([steps.sum])),
+      line(this.s('result'), list(this.#stable, 'result')),
     );
-    const naiveBroken = Array.from(this.#naive).some((p) => !Number.isFinite(p));
+    const overflowed = !Number.isFinite(rawSum32);
+    const underflowed = !overflowed && rawSum32 === 0 && this.#scores.some(Number.isFinite);
     const same = this.#stable.every((p, i) => Math.abs(p - unshifted[i]) < 1e-6);
     this.verdict.replaceChildren(
-      naiveBroken
-        ? h('span', { class: 'bad-text' }, '✗ The textbook formula overflowed: e^z is too big for a float32, and ∞ ÷ ∞ is NaN. ')
-        : h('span', { class: 'ok-text' }, '✓ The textbook formula still fits in a float32. '),
+      overflowed
+        ? h('span', { class: 'bad-text' }, this.s('overflowed'))
+        : underflowed || naiveWrong
+          ? h('span', { class: 'bad-text' }, this.s('underflowed'))
+          : h('span', { class: 'ok-text' }, this.s('fits')),
       same
-        ? h('span', { class: 'ok-text' }, `✓ The max trick gives the same answer as for the scores without the ${fmtScore(this.#shift)} added: only the gaps matter.`)
-        : h('span', { class: 'bad-text' }, 'The shifted answer differs from the unshifted one (rounding of very large scores in float32).'),
+        ? h('span', { class: 'ok-text' }, this.#shift === 0 ? this.s('sameAtZero') : this.s('same', { shift: this.fmtScore(this.#shift) }))
+        : h('span', { class: 'bad-text' }, this.s('differs')),
     );
+    const hi = this.breaksAbove;
+    this.windowLine.textContent = Number.isFinite(hi)
+      ? this.s('window', { lo: this.fmt(this.breaksBelow, 1), hi: this.fmt(hi, 1), top: this.fmt(Math.max(...this.#scores) + hi, 1) })
+      : '';
   }
 }
 

@@ -5,13 +5,41 @@
 // Changing any setting starts a fresh sampler from the seed, so the same
 // settings always give the same draws.
 // .value: the last drawn index (or null); .draws: every index drawn since the
-// last reset (Int32Array); .counts; .probs. Fires `input` after every draw and change.
-import { TemperatureControl, WidgetElement, define, fmt, h, labelsFor, newId, parseLabels, parseScores, parseTemperature, scoresField } from './base.js';
+// last reset (Int32Array); .counts; .probs. Fires `input` after every draw and
+// change, `change` when a setting is committed. Controls: scores, temperature, filters, draw.
+import { ATTR, BASE_STRINGS, checkScores, TEMPERATURE_STRINGS, TemperatureControl, WidgetElement, define, h, labelsFor, scoresField } from './base.js';
+import { FILTER_ATTRS, FILTER_KEY as KEY, FILTER_STRINGS, filterFields, samplerOptions } from './filters.js';
 
 const MANY = 1000;
 
 export class SoftmaxSampler extends WidgetElement {
-  static observedAttributes = ['scores', 'temperature', 'seed', 'top-k', 'top-p', 'min-p', 'labels'];
+  static attrs = {
+    scores: { ...ATTR.scores(12), default: [2, 1, 0] },
+    temperature: { ...ATTR.temperature, default: 1 },
+    ...FILTER_ATTRS,
+    labels: { ...ATTR.labels, default: null },
+  };
+  static controls = ['scores', 'temperature', 'filters', 'draw'];
+  static strings = {
+    ...BASE_STRINGS,
+    ...TEMPERATURE_STRINGS,
+    ...FILTER_STRINGS,
+    title: 'Seeded sampling from softmax probabilities',
+    scores: 'Scores',
+    scoresHelp: 'Numbers separated by commas, e.g. 2, 1, 0 (also −inf or ln 2).',
+    drawOne: 'Draw 1',
+    drawMany: 'Draw {n}',
+    startOver: 'Start over',
+    legendP: 'probability the sampler draws from',
+    legendD: 'share of your draws',
+    histLabel: 'Probability and share of draws per option',
+    row: 'p {p} · {n} drawn',
+    last: 'Last draw: {label} · {n} draws so far',
+    lastGreedy: ' · T = 0 is greedy: always the top score',
+    greedy0: 'T = 0: greedy, every draw picks the top score.',
+    none: 'No draws yet.',
+    filtered: '(filtered)',
+  };
 
   #scores = [2, 1, 0];
   #labels = null;
@@ -35,22 +63,16 @@ export class SoftmaxSampler extends WidgetElement {
   get probs() {
     return this.#probs.slice();
   }
-  /** The options handed to sm.createSampler (filters that are off are left out). */
   get samplerOptions() {
-    const { seed, temperature, topK, topP, minP } = this.#opts;
-    const o = { seed, temperature };
-    if (topK > 0) o.topK = topK;
-    if (topP < 1) o.topP = topP;
-    if (minP > 0) o.minP = minP;
-    return o;
+    return samplerOptions(this.#opts);
   }
   get scores() {
     return this.#scores.slice();
   }
   set scores(list) {
-    this.#scores = Array.from(list, Number);
-    this.field?.set(this.#scores);
-    this.#restart();
+    this.#scores = checkScores('softmax-sampler', list);
+    this.sync();
+    this.#restart(false);
   }
 
   /** Draws n tokens (1 or more) as the buttons do; returns the indices. */
@@ -61,102 +83,75 @@ export class SoftmaxSampler extends WidgetElement {
 
   /** Forgets the draws and starts again from the seed. */
   reset() {
-    this.#restart();
+    this.#restart(false);
   }
 
-  fromAttributes() {
-    try {
-      this.#scores = parseScores(this.getAttribute('scores') ?? '2, 1, 0');
-    } catch {
-      this.#scores = [2, 1, 0];
-    }
-    this.#labels = parseLabels(this.getAttribute('labels'));
-    const num = (name, fallback, ok) => {
-      const v = Number(this.getAttribute(name) ?? fallback);
-      return Number.isFinite(v) && ok(v) ? v : fallback;
-    };
-    this.#opts = {
-      temperature: parseTemperature(this.getAttribute('temperature')),
-      seed: num('seed', 42, (v) => Number.isInteger(v) && v >= 0),
-      topK: num('top-k', 0, (v) => Number.isInteger(v) && v >= 0),
-      topP: num('top-p', 1, (v) => v > 0 && v <= 1),
-      minP: num('min-p', 0, (v) => v >= 0 && v <= 1),
-    };
-    this.field.set(this.#scores);
-    this.temp.set(this.#opts.temperature);
-    this.seedIn.value = String(this.#opts.seed);
-    this.topKIn.value = String(this.#opts.topK);
-    this.topPIn.value = String(this.#opts.topP);
-    this.minPIn.value = String(this.#opts.minP);
+  applyAttribute(name, v) {
+    if (name === 'scores') this.#scores = v.slice();
+    else if (name === 'labels') this.#labels = v;
+    else if (name === 'temperature') this.#opts.temperature = v;
+    else this.#opts[KEY[name]] = v;
     this.#dispose();
     this.#draws = [];
   }
 
-  build(frame) {
-    this.field = scoresField((list) => {
+  sync() {
+    if (!this.field) return;
+    this.field.set(this.#scores);
+    this.temp.set(this.#opts.temperature);
+    this.filters.sync(this.#opts);
+  }
+
+  build(root) {
+    const commit = () => this.emit('change');
+    this.field = scoresField(this, (list) => {
       this.#scores = list;
       this.#restart();
-    });
-    this.temp = new TemperatureControl((t) => {
+    }, { onCommit: commit });
+    this.temp = new TemperatureControl(this, (t) => {
       this.#opts.temperature = t;
       this.#restart();
-    });
-    const numberField = (label, attrs, key, parse, help) => {
-      const id = newId(key);
-      const input = h('input', { id, type: 'number', class: 'num', 'aria-describedby': `${id}-help`, ...attrs });
-      input.addEventListener('input', () => {
-        const v = parse(input.value);
-        if (v === null) {
-          input.setAttribute('aria-invalid', 'true');
-          return;
-        }
-        input.removeAttribute('aria-invalid');
-        this.#opts[key] = v;
-        this.#restart();
-      });
-      return { input, el: h('div', { class: 'field small' }, h('label', { for: id }, label), input, h('p', { id: `${id}-help`, class: 'help' }, help)) };
-    };
-    const intIn = (min) => (s) => (s !== '' && Number.isInteger(Number(s)) && Number(s) >= min ? Number(s) : null);
-    const inRange = (lo, hi, openLo) => (s) => {
-      const v = Number(s);
-      return s !== '' && Number.isFinite(v) && (openLo ? v > lo : v >= lo) && v <= hi ? v : null;
-    };
-    const seed = numberField('Seed', { min: 0, step: 1 }, 'seed', intIn(0), 'same seed, same draws');
-    const topK = numberField('Top-k', { min: 0, step: 1 }, 'topK', intIn(0), '0 = off');
-    const topP = numberField('Top-p', { min: 0.01, max: 1, step: 0.05 }, 'topP', inRange(0, 1, true), '1 = off');
-    const minP = numberField('Min-p', { min: 0, max: 1, step: 0.05 }, 'minP', inRange(0, 1, false), '0 = off');
-    [this.seedIn, this.topKIn, this.topPIn, this.minPIn] = [seed.input, topK.input, topP.input, minP.input];
-
-    const one = h('button', { type: 'button', class: 'primary' }, 'Draw 1');
-    const many = h('button', { type: 'button', class: 'primary' }, `Draw ${MANY.toLocaleString('en')}`);
-    const clear = h('button', { type: 'button' }, 'Start over');
+    }, commit);
+    this.filters = filterFields(this, this.#opts, (key, v) => {
+      this.#opts[key] = v;
+      this.#restart();
+    }, commit);
+    const f = this.filters.fields;
+    const one = h('button', { type: 'button', class: 'primary', part: 'button' }, this.s('drawOne'));
+    const many = h('button', { type: 'button', class: 'primary', part: 'button' }, this.s('drawMany', { n: MANY.toLocaleString(this.locale) }));
+    const clear = h('button', { type: 'button', part: 'button' }, this.s('startOver'));
     one.addEventListener('click', () => this.#drawNow(1));
     many.addEventListener('click', () => this.#drawNow(MANY));
     clear.addEventListener('click', () => this.#restart());
     this.last = h('p', { class: 'last', 'aria-live': 'polite' });
     this.error = h('p', { class: 'error', role: 'alert' });
-    this.hist = h('ol', { class: 'hist', 'aria-label': 'Probability and share of draws per option' });
+    this.hist = h('ol', { class: 'hist', part: 'bars', 'aria-label': this.s('histLabel') });
     this.legend = h(
       'p',
       { class: 'legend' },
       h('span', { class: 'key key-p', 'aria-hidden': 'true' }),
-      ' probability the sampler draws from  ',
+      ` ${this.s('legendP')}  `,
       h('span', { class: 'key key-d', 'aria-hidden': 'true' }),
-      ' share of your draws',
+      ` ${this.s('legendD')}`,
     );
-    frame.classList.add('softmax-sampler');
-    frame.append(
-      h('div', { class: 'controls' }, this.field.el, this.temp.el, h('div', { class: 'filters' }, seed.el, topK.el, topP.el, minP.el)),
-      h('div', { class: 'buttons' }, one, many, clear),
+    root.append(
+      h(
+        'div',
+        { class: 'controls', part: 'controls' },
+        this.control('scores', this.field.el),
+        this.control('temperature', this.temp.el),
+        this.control('filters', h('div', { class: 'filters' }, f.seed.el, f.topK.el, f.topP.el, f.minP.el)),
+      ),
+      this.control('draw', h('div', { class: 'buttons' }, one, many, clear)),
       this.last,
       this.error,
       this.legend,
       this.hist,
     );
-    this.fromAttributes();
   }
 
   disconnectedCallback() {
+    super.disconnectedCallback();
     this.#dispose();
   }
 
@@ -165,17 +160,16 @@ export class SoftmaxSampler extends WidgetElement {
     this.#sampler = null;
   }
 
-  #restart() {
+  #restart(emit = true) {
     this.#dispose();
     this.#draws = [];
     this.#error = '';
     if (this.sm) this.update();
-    this.emit();
+    if (emit) this.emit();
   }
 
   #ensure() {
     if (this.#sampler) return this.#sampler;
-    if (typeof this.sm.createSampler !== 'function') throw new Error('this build of softmax-wasm has no createSampler');
     this.#sampler = this.sm.createSampler(this.samplerOptions);
     return this.#sampler;
   }
@@ -197,7 +191,7 @@ export class SoftmaxSampler extends WidgetElement {
   }
 
   update() {
-    if (!this.sm) return;
+    if (!this.sm || !this.hist) return;
     const n = this.#scores.length;
     const labels = labelsFor(n, this.#labels);
     try {
@@ -214,9 +208,9 @@ export class SoftmaxSampler extends WidgetElement {
           h(
             'li',
             { class: 'hist-row' },
-            h('span', { class: 'name' }),
-            h('div', { class: 'hist-bars' }, h('div', { class: 'track thin' }, h('div', { class: `fill p c${i % 8}` })), h('div', { class: 'track' }, h('div', { class: `fill d c${i % 8}` }))),
-            h('span', { class: 'prob' }),
+            h('span', { class: 'name', part: 'bar-label' }),
+            h('div', { class: 'hist-bars' }, h('div', { class: 'track thin', part: 'bar' }, h('div', { class: `fill p c${i % 8}`, part: 'bar-fill' })), h('div', { class: 'track', part: 'bar' }, h('div', { class: `fill d c${i % 8}`, part: 'bar-fill' }))),
+            h('span', { class: 'prob', part: 'prob' }),
           ),
         ),
       );
@@ -230,7 +224,7 @@ export class SoftmaxSampler extends WidgetElement {
       name.textContent = labels[i];
       bars.children[0].firstChild.style.width = `${Number.isFinite(p) ? p * 100 : 0}%`;
       bars.children[1].firstChild.style.width = `${share * 100}%`;
-      num.textContent = `p ${fmt(p)} · ${counts[i]} drawn`;
+      num.textContent = `${this.s('row', { p: this.fmt(p), n: counts[i] })}${p === 0 ? ` ${this.s('filtered')}` : ''}`;
       row.classList.toggle('picked', total > 0 && this.value === i);
       row.classList.toggle('filtered', p === 0);
       row.dataset.count = String(counts[i]);
@@ -238,10 +232,10 @@ export class SoftmaxSampler extends WidgetElement {
     });
     const t = this.#opts.temperature;
     this.last.textContent = total
-      ? `Last draw: ${labels[this.value]} · ${total.toLocaleString('en')} draw${total > 1 ? 's' : ''} so far${t === 0 ? ' · T = 0 is greedy: always the top score' : ''}`
+      ? `${this.s('last', { label: labels[this.value], n: total.toLocaleString(this.locale) })}${t === 0 ? this.s('lastGreedy') : ''}`
       : t === 0
-        ? 'T = 0: greedy, every draw picks the top score.'
-        : 'No draws yet.';
+        ? this.s('greedy0')
+        : this.s('none');
   }
 }
 

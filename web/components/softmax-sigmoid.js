@@ -3,7 +3,7 @@
 // sigmoid of z. A slider (or a drag along the curve) sets z; the plot shows the
 // S-curve and the point; the bars show softmax([z, 0]).
 // .value: sigmoid(z). Fires `input` on every change.
-import { WidgetElement, define, fmt, fmtScore, h, newId } from './base.js';
+import { ATTR, BASE_STRINGS, capture, checkNumber, WidgetElement, define, h, newId } from './base.js';
 
 const ZMAX = 6;
 const W = 320;
@@ -13,7 +13,19 @@ const X = (z) => PAD.l + ((z + ZMAX) / (2 * ZMAX)) * (W - PAD.l - PAD.r);
 const Y = (p) => PAD.t + (1 - p) * (H - PAD.t - PAD.b);
 
 export class SoftmaxSigmoid extends WidgetElement {
-  static observedAttributes = ['z'];
+  static attrs = { z: { ...ATTR.number(-ZMAX, ZMAX), default: 2 } };
+  static controls = ['z'];
+  static strings = {
+    ...BASE_STRINGS,
+    title: 'Two options: softmax and the sigmoid',
+    z: 'Score z of the first option (the second has 0)',
+    plotTitle: 'The sigmoid curve: the probability of the first option against its score z',
+    bars: 'softmax of [z, 0]',
+    first: 'first',
+    second: 'second',
+    same: ' — the same number.',
+    andSoftmax: ' and softmax([{z}, 0]) gives the first option ',
+  };
 
   #z = 2;
   #p = NaN;
@@ -25,21 +37,24 @@ export class SoftmaxSigmoid extends WidgetElement {
     return this.#z;
   }
   set z(v) {
-    this.#z = Number(v);
-    if (this.range) this.range.value = String(this.#z);
+    this.#z = checkNumber('softmax-sigmoid', 'z', v, { min: -ZMAX, max: ZMAX });
+    this.sync();
     if (this.sm) this.update();
   }
 
-  fromAttributes() {
-    const z = Number(this.getAttribute('z') ?? 2);
-    this.#z = Number.isFinite(z) ? Math.max(-ZMAX, Math.min(ZMAX, z)) : 2;
-    this.range.value = String(this.#z);
+  applyAttribute(name, v) {
+    if (name === 'z') this.#z = v;
   }
 
-  build(frame) {
+  sync() {
+    if (this.range) this.range.value = String(this.#z);
+  }
+
+  build(root) {
     const id = newId('z');
-    this.range = h('input', { id, type: 'range', min: -ZMAX, max: ZMAX, step: 0.1 });
+    this.range = h('input', { id, type: 'range', min: -ZMAX, max: ZMAX, step: 0.1, part: 'slider' });
     this.range.addEventListener('input', () => this.#set(Number(this.range.value)));
+    this.range.addEventListener('change', () => this.emit('change'));
     this.zOut = h('output', { for: id, class: 'temp-value' });
 
     const curve = [];
@@ -59,8 +74,8 @@ export class SoftmaxSigmoid extends WidgetElement {
     }
     this.svg = h(
       'svg',
-      { viewBox: `0 0 ${W} ${H}`, class: 'plot', role: 'img', 'aria-labelledby': `${id}-plot-title` },
-      h('title', { id: `${id}-plot-title` }, 'The sigmoid curve: the probability of the first option against its score z'),
+      { viewBox: `0 0 ${W} ${H}`, class: 'plot', part: 'plot', role: 'img', 'aria-labelledby': `${id}-plot-title` },
+      h('title', { id: `${id}-plot-title` }, this.s('plotTitle')),
       ...ticks,
       h('line', { x1: X(0), x2: X(0), y1: PAD.t, y2: H - PAD.b, class: 'grid' }),
       h('path', { d: curve.join(''), class: 'curve' }),
@@ -76,29 +91,31 @@ export class SoftmaxSigmoid extends WidgetElement {
       this.#set(Math.round(Math.max(-ZMAX, Math.min(ZMAX, z)) * 10) / 10);
     };
     this.svg.addEventListener('pointerdown', (e) => {
+      if (this.isLocked('z')) return;
       dragging = true;
-      this.svg.setPointerCapture(e.pointerId);
+      capture(this.svg, e.pointerId);
       fromPointer(e);
     });
     this.svg.addEventListener('pointermove', (e) => dragging && fromPointer(e));
-    this.svg.addEventListener('pointerup', () => (dragging = false));
+    this.svg.addEventListener('pointerup', () => {
+      if (dragging) this.emit('change');
+      dragging = false;
+    });
     this.svg.addEventListener('pointercancel', () => (dragging = false));
 
-    this.bars = h('ol', { class: 'bars', 'aria-label': 'softmax of [z, 0]' });
+    this.bars = h('ol', { class: 'bars', part: 'bars', 'aria-label': this.s('bars') });
     for (let i = 0; i < 2; i++) {
       this.bars.append(
-        h('li', { class: 'bar-row' }, h('span', { class: 'name' }, i ? 'second' : 'first'), h('span', { class: 'score' }), h('div', { class: 'track' }, h('div', { class: `fill c${i}` })), h('span', { class: 'prob' })),
+        h('li', { class: 'bar-row' }, h('span', { class: 'name', part: 'bar-label' }, this.s(i ? 'second' : 'first')), h('span', { class: 'score' }), h('div', { class: 'track', part: 'bar' }, h('div', { class: `fill c${i}`, part: 'bar-fill' })), h('span', { class: 'prob', part: 'prob' })),
       );
     }
     this.equation = h('p', { class: 'equation', 'aria-live': 'polite' });
-    frame.classList.add('softmax-sigmoid');
-    frame.append(
-      h('div', { class: 'controls' }, h('div', { class: 'field' }, h('label', { for: id }, 'Score z of the first option (the second has 0)'), h('div', { class: 'temp-row' }, this.range, this.zOut))),
+    root.append(
+      h('div', { class: 'controls', part: 'controls' }, this.control('z', h('div', { class: 'field', part: 'field' }, h('label', { for: id }, this.s('z')), h('div', { class: 'temp-row' }, this.range, this.zOut)))),
       this.svg,
       this.bars,
       this.equation,
     );
-    this.fromAttributes();
   }
 
   #set(z) {
@@ -110,13 +127,13 @@ export class SoftmaxSigmoid extends WidgetElement {
   }
 
   update() {
-    if (!this.sm) return;
+    if (!this.sm || !this.dot) return;
     const z = this.#z;
     const s = this.sm.sigmoid(z);
     const p = this.sm.softmax([z, 0]);
     this.#p = s;
-    this.zOut.textContent = `z = ${fmtScore(z)}`;
-    this.range.setAttribute('aria-valuetext', `z = ${fmtScore(z)}, sigmoid ${fmt(s)}`);
+    this.zOut.textContent = `z = ${this.fmtScore(z)}`;
+    this.range.setAttribute('aria-valuetext', `z = ${this.fmtScore(z)}, sigmoid ${this.fmt(s)}`);
     const cx = X(Math.max(-ZMAX, Math.min(ZMAX, z)));
     const cy = Y(s);
     this.dot.setAttribute('cx', cx);
@@ -128,18 +145,18 @@ export class SoftmaxSigmoid extends WidgetElement {
       for (const [k, v] of Object.entries(a)) el.setAttribute(k, v);
     }
     [...this.bars.children].forEach((row, i) => {
-      row.children[1].textContent = `z = ${fmtScore(i ? 0 : z)}`;
+      row.children[1].textContent = `z = ${this.fmtScore(i ? 0 : z)}`;
       row.children[2].firstChild.style.width = `${p[i] * 100}%`;
-      row.children[3].textContent = fmt(p[i]);
+      row.children[3].textContent = this.fmt(p[i]);
     });
     this.equation.replaceChildren(
-      `sigmoid(${fmtScore(z)}) = 1 / (1 + e`,
-      h('sup', {}, fmtScore(z === 0 ? 0 : -z)),
+      `sigmoid(${this.fmtScore(z)}) = 1 / (1 + e`,
+      h('sup', {}, this.fmtScore(z === 0 ? 0 : -z)),
       `) = `,
-      h('strong', {}, fmt(s)),
-      ` and softmax([${fmtScore(z)}, 0]) gives the first option `,
-      h('strong', {}, fmt(p[0])),
-      p[0] === s ? ' — the same number.' : '.',
+      h('strong', {}, this.fmt(s)),
+      this.s('andSoftmax', { z: this.fmtScore(z) }),
+      h('strong', {}, this.fmt(p[0])),
+      p[0] === s ? this.s('same') : '.',
     );
   }
 }

@@ -1,309 +1,291 @@
-// The demo page: loads the module once (the baseline build with ?simd=0),
-// then fills every check table with the course's numbers beside the live ones.
-// Each live number is a <span data-example data-expected data-digits
-// data-computed data-source> that tests/browser/run.mjs reads back.
+// The lesson page. Loads the module once (the baseline build with ?simd=0),
+// sets each figure's starting state from the worked example it illustrates
+// (web/demo/course-examples.js, the one list of the course's numbers), keeps
+// the numbers in the prose in step with the figures, fills every inline check
+// (the course's number beside the live one) and the summary, and runs the
+// course's snippets as JavaScript. Each live number of a check is a
+// <b data-example data-key data-expected data-digits data-computed data-source>
+// that the browser tests read back.
 import { configure, softmaxModule } from '../components/runtime.js';
+import { fmt, fmtScore, parseScores } from '../components/base.js';
+import { EXAMPLES, runExamples } from './course-examples.js';
+import { SNIPPETS, format, sourceOf } from './snippets.js';
 
 const params = new URLSearchParams(location.search);
 const simdParam = params.get('simd');
 configure(simdParam === '0' || simdParam === 'false' ? { simd: false } : simdParam === '1' ? { simd: true } : undefined);
+
+const byId = Object.fromEntries(EXAMPLES.map((e) => [e.id, e]));
+const $ = (id) => document.getElementById(id);
+const list = (xs, f = (x) => fmt(x)) => {
+  const a = Array.from(xs, f);
+  return a.length < 2 ? a.join('') : `${a.slice(0, -1).join(', ')} and ${a[a.length - 1]}`;
+};
+
+/** Puts the example's inputs on its figure, so the page and the checks start from the same numbers. */
+function applyInputs(el) {
+  const inputs = byId[el.dataset.example]?.inputs;
+  if (!inputs) return;
+  const tag = el.localName;
+  if (tag === 'softmax-sigmoid') el.setAttribute('z', String(inputs.z));
+  else if (tag === 'softmax-attention') {
+    el.setAttribute('tokens', inputs.tokens.join(' '));
+    el.setAttribute('scores', inputs.attention.join(', '));
+  } else {
+    el.setAttribute('scores', inputs.scores.map((z) => (z === Math.LN2 ? 'ln 2' : String(z))).join(', '));
+    if (inputs.seed !== undefined && tag === 'softmax-sampler') el.setAttribute('seed', String(inputs.seed));
+  }
+}
+for (const el of document.querySelectorAll('[data-example]')) applyInputs(el);
+for (const b of document.querySelectorAll('button[data-reset]')) {
+  b.addEventListener('click', () => {
+    const el = $(b.dataset.reset);
+    el.scores = byId[el.dataset.example].inputs.scores;
+    el.dispatchEvent(new Event('input'));
+  });
+}
 await import('../components/index.js');
 
-/** Same rule as the tests: "NaN", ">x", ">=x", "<x", "=x", or a number compared at `digits` places. */
-export function matches(value, expected, digits) {
-  if (expected === 'NaN') return Number.isNaN(value);
-  const m = /^(>=|<=|>|<|=)\s*(.+)$/.exec(expected);
-  if (m) {
-    const x = Number(m[2]);
-    return { '>=': value >= x, '<=': value <= x, '>': value > x, '<': value < x, '=': value === x }[m[1]];
-  }
-  return Number.isFinite(value) && value.toFixed(digits) === Number(expected).toFixed(digits);
-}
+// ---------- inline checks ----------
 
-function show(v, digits, unit = '') {
+function shown(value, check) {
+  const v = value;
   if (Number.isNaN(v)) return 'NaN';
-  if (v === Infinity) return '∞';
-  return `${v.toFixed(digits).replace('-', '−')}${unit}`;
-}
-
-// One row: label, what the course says (words or a number), expected (machine
-// readable), digits, value (live), source ('course' or 'ours': our own reference
-// where the course gives words only).
-const row = (label, course, expected, digits, value, source = 'course', extra = {}) => ({ label, course, expected, digits, value, source, ...extra });
-const pct = (label, expected, value) => row(label, `${expected} %`, expected, 0, value * 100, 'course', { unit: ' %' });
-const ours = (label, words, expected, digits, value, extra) => row(label, words, expected, digits, value, 'ours', extra);
-const tiny = (v) => (v === 0 ? '0 (identical)' : v.toExponential(1));
-
-function drawCounts(sm, scores, opts, n = 1000) {
-  if (typeof sm.createSampler !== 'function') return null;
-  const s = sm.createSampler(opts);
-  try {
-    const draws = s.sampleMany(scores, n);
-    const counts = new Array(scores.length).fill(0);
-    for (const d of draws) counts[d]++;
-    return counts;
-  } finally {
-    s.dispose();
+  switch (check.kind) {
+    case 'pct':
+      return `${v.toFixed(0)} %`;
+    case 'count':
+      return `${v} times`;
+    case 'yesno':
+      return v ? 'yes' : 'no';
+    case 'order':
+      return v ? 'same order' : 'changed';
+    case 'exact':
+      return v === 0 ? '0 (identical)' : v === 1 ? '1 (exactly)' : v.toExponential(1);
+    case 'tiny':
+      return v === 0 ? '0 (float32 underflow)' : fmt(v, check.digits);
+    default:
+      return fmt(v, check.digits);
   }
 }
 
-const sameOrder = (scores, probs) => {
-  const rank = (xs) => Array.from(xs.keys()).sort((a, b) => xs[b] - xs[a] || a - b).join(',');
-  return rank(Array.from(scores)) === rank(Array.from(probs)) ? 1 : 0;
-};
+function checkLine(results) {
+  const ul = document.createElement('ul');
+  ul.className = 'check-line';
+  ul.setAttribute('aria-label', 'The course’s numbers (left of each arrow) beside the live ones');
+  const head = document.createElement('li');
+  head.className = 'head';
+  head.setAttribute('aria-hidden', 'true');
+  head.textContent = 'course → live';
+  ul.append(head);
+  for (const { example, check, value, ok } of results) {
+    const li = document.createElement('li');
+    li.className = ok ? 'ok' : 'bad';
+    li.title = `${check.label}: the course says ${check.course}${check.source === 'ours' ? ` (our reference ${check.expected})` : ''}, computed live ${value}`;
+    const label = document.createElement('span');
+    label.className = 'sr-only';
+    label.textContent = `${check.label}:`;
+    const course = document.createElement('span');
+    course.className = 'course';
+    course.textContent = check.source === 'ours' ? `${check.course === '—' ? '' : `${check.course}, `}ref. ${check.expected}` : check.course;
+    const live = document.createElement('b');
+    Object.assign(live.dataset, { example: example.id, key: check.key, expected: check.expected, digits: String(check.digits), source: check.source, computed: String(value) });
+    live.textContent = shown(value, check);
+    const mark = document.createElement('span');
+    mark.className = 'mark';
+    mark.textContent = ok ? '✓' : '✗';
+    mark.setAttribute('aria-label', ok ? 'matches the course' : 'does not match the course');
+    li.append(label, course, h('span', 'arrow', '→'), live, mark);
+    ul.append(li);
+  }
+  return ul;
+}
 
-const CHECKS = {
-  positive(sm) {
-    const p = sm.softmax([-100, 0, 50, 2]);
-    return [
-      row('smallest probability for [−100, 0, 50, 2]', 'never negative', '>=0', 3, Math.min(...p)),
-      row('their total', 'exactly 1', '1', 5, p.reduce((a, b) => a + b, 0)),
-    ];
-  },
-  three(sm) {
-    const s = sm.softmaxSteps([0.707, 0, 0.707]);
-    return [
-      row('e^0.707', '≈\u00a02.028', '2.028', 3, s.rawExps[0]),
-      row('e^0', '= 1', '1', 3, s.rawExps[1]),
-      row('sum of the three', '≈\u00a05.056', '5.056', 3, s.rawSum),
-      row('p(A)', '≈\u00a00.401', '0.401', 3, s.probs[0]),
-      row('p(B)', '≈\u00a00.198', '0.198', 3, s.probs[1]),
-      row('p(C)', '≈\u00a00.401', '0.401', 3, s.probs[2]),
-    ];
-  },
-  abc(sm) {
-    const t1 = sm.softmax([2, 0, -1]);
-    const t03 = sm.softmax([2, 0, -1], { temperature: 0.3 });
-    return [
-      ours('T = 1, p(A)', 'most of it', '0.844', 3, t1[0]),
-      ours('T = 1, p(B)', 'a little', '0.114', 3, t1[1]),
-      ours('T = 1, p(C)', 'almost none', '0.042', 3, t1[2]),
-      ours('T = 0.3, p(A)', 'nearly everything', '0.999', 3, t03[0]),
-    ];
-  },
-  equal(sm) {
-    const a = sm.softmax([1.5, 1.5, 1.5]);
-    const b = sm.softmax([-7, -7, -7]);
-    return [
-      row('[1.5, 1.5, 1.5]: each', '1/3', '0.333', 3, a[0]),
-      row('[1.5, 1.5, 1.5]: all equal', 'yes', '=1', 0, a[0] === a[1] && a[1] === a[2] ? 1 : 0, 'course', { text: (v) => (v ? 'yes' : 'no') }),
-      row('[−7, −7, −7]: each', '1/3', '0.333', 3, b[0]),
-    ];
-  },
-  giant(sm) {
-    const p = sm.softmax([10, 1, 0]);
-    return [
-      ours('[10, 1, 0]: p of the 10', 'almost all', '1.000', 3, p[0]),
-      ours('slope p(1 − p) there', 'very flat', '0.0002', 4, p[0] * (1 - p[0])),
-    ];
-  },
-  sampling(sm) {
-    const p = sm.softmax([2, 1, 0]);
-    const c = drawCounts(sm, [2, 1, 0], { seed: 42, temperature: 1 });
-    const g = drawCounts(sm, [2, 1, 0], { seed: 42, temperature: 0 });
-    const n = (x) => (x === null ? NaN : x);
-    return [
-      pct('first', '67', p[0]),
-      pct('second', '24', p[1]),
-      pct('third', '9', p[2]),
-      row('1,000 draws (seed 42): second picked', 'sometimes', '>0', 0, n(c && c[1]), 'course', { text: (v) => `${v} times` }),
-      row('1,000 draws (seed 42): third picked', 'sometimes', '>0', 0, n(c && c[2]), 'course', { text: (v) => `${v} times` }),
-      row('greedy (T = 0), 1,000 draws: first picked', 'always', '=1000', 0, n(g && g[0]), 'course', { text: (v) => `${v} times` }),
-    ];
-  },
-  ln2(sm) {
-    const s = sm.softmaxSteps([Math.LN2, 0, 0]);
-    return [
-      row('e^(ln 2)', '2', '2', 3, s.rawExps[0]),
-      row('e^0 (twice)', '1', '1', 3, s.rawExps[1]),
-      row('p(first)', '0.5', '0.5', 3, s.probs[0]),
-      row('p(second)', '0.25', '0.25', 3, s.probs[1]),
-      row('p(third)', '0.25', '0.25', 3, s.probs[2]),
-    ];
-  },
-  gaps(sm) {
-    const a = sm.softmax([1, 3]);
-    const b = sm.softmax([11, 13]);
-    return [
-      row('[1, 3]', '0.119', '0.119', 3, a[0]),
-      row('', '0.881', '0.881', 3, a[1]),
-      row('[11, 13]', '0.119', '0.119', 3, b[0]),
-      row('', '0.881', '0.881', 3, b[1]),
-      ours('largest difference between the two', 'none', '<1e-6', 7, Math.max(Math.abs(a[0] - b[0]), Math.abs(a[1] - b[1])), { text: tiny }),
-    ];
-  },
-  overflow(sm) {
-    const z = [1000, 1001, 1002];
-    const naive = sm.softmaxNaive(z);
-    const stable = sm.softmax(z);
-    return [
-      row('textbook formula, first', 'nan', 'NaN', 0, naive[0]),
-      row('textbook formula, second', 'nan', 'NaN', 0, naive[1]),
-      row('textbook formula, third', 'nan', 'NaN', 0, naive[2]),
-      row('max trick, first', '0.09', '0.09', 2, stable[0]),
-      row('max trick, second', '0.2447', '0.2447', 4, stable[1]),
-      row('max trick, third', '0.6652', '0.6652', 4, stable[2]),
-    ];
-  },
-  temperature(sm) {
-    const z = [2, 1, 0];
-    const h = sm.softmaxSteps(z, { temperature: 0.5 });
-    const one = sm.softmax(z);
-    const two = sm.softmaxSteps(z, { temperature: 2 });
-    return [
-      row('T = 0.5: scores become', '4', '4', 3, h.scaled[0]),
-      row('', '2', '2', 3, h.scaled[1]),
-      row('T = 0.5: p(top)', '0.867', '0.867', 3, h.probs[0]),
-      ours('T = 0.5: the other two', '—', '0.117', 3, h.probs[1]),
-      ours('', '—', '0.016', 3, h.probs[2]),
-      row('T = 1', '0.665', '0.665', 3, one[0]),
-      row('', '0.245', '0.245', 3, one[1]),
-      row('', '0.090', '0.090', 3, one[2]),
-      row('T = 2: scores become', '0.5 (middle)', '0.5', 3, two.scaled[1]),
-      row('T = 2', '0.506', '0.506', 3, two.probs[0]),
-      row('', '0.307', '0.307', 3, two.probs[1]),
-      row('', '0.186', '0.186', 3, two.probs[2]),
-    ];
-  },
-  four(sm) {
-    const z = [2, 1, 0.1, -1];
-    const a = sm.softmax(z, { temperature: 0.3 });
-    const b = sm.softmax(z, { temperature: 1 });
-    const c = sm.softmax(z, { temperature: 3 });
-    return [
-      row('T = 0.3: p(top)', '0.964', '0.964', 3, a[0]),
-      ours('T = 1', '—', '0.638', 3, b[0]),
-      ours('', '—', '0.235', 3, b[1]),
-      ours('', '—', '0.095', 3, b[2]),
-      ours('', '—', '0.032', 3, b[3]),
-      row('T = 3', '0.382', '0.382', 3, c[0]),
-      row('', '0.274', '0.274', 3, c[1]),
-      row('', '0.203', '0.203', 3, c[2]),
-      row('', '0.141', '0.141', 3, c[3]),
-    ];
-  },
-  greedy(sm) {
-    const z = [2, 1, 0];
-    const at = (t) => sm.softmax(z, { temperature: t });
-    const zero = at(0);
-    const g = drawCounts(sm, [2, 1, 0.1, -1], { seed: 7, temperature: 0 });
-    return [
-      ours('T = 0.3: p(top)', 'high', '0.964', 3, at(0.3)[0]),
-      ours('T = 0.1: p(top)', 'nearly 1', '1.000', 3, at(0.1)[0]),
-      ours('T = 0.01: p(top)', 'nearly 1', '1.000', 3, at(0.01)[0]),
-      row('T = 0: p(top)', 'all of it', '=1', 0, zero[0], 'course', { text: (v) => String(v) }),
-      row('T = 0: p of the others', 'none', '=0', 0, zero[1] + zero[2], 'course', { text: (v) => String(v) }),
-      row('sampler at T = 0, 1,000 draws over [2, 1, 0.1, −1]: the top one', 'always', '=1000', 0, g === null ? NaN : g[0], 'course', { text: (v) => `${v} times` }),
-    ];
-  },
-  order(sm) {
-    const z = [2, 1, 0.1, -1];
-    return [0.1, 0.3, 1, 3, 5].map((t) =>
-      row(`T = ${t}`, 'same order', '=1', 0, sameOrder(z, sm.softmax(z, { temperature: t })), 'course', { text: (v) => (v ? 'same order' : 'changed') }),
-    );
-  },
-  sigmoid(sm) {
-    const s = sm.sigmoid(2);
-    const p = sm.softmax([2, 0]);
-    return [
-      row('sigmoid(2)', '0.881', '0.881', 3, s),
-      row('softmax([2, 0]), first', '0.881', '0.881', 3, p[0]),
-      ours('difference', 'none', '<1e-6', 7, Math.abs(s - p[0]), { text: tiny }),
-    ];
-  },
-  async axis(sm) {
-    const t = [1, 2, 3, 1, 1, 1];
-    const rows = sm.softmax(t, { shape: [2, 3], axis: -1 });
-    const cols = sm.softmax(t, { shape: [2, 3], axis: 0 });
-    const el = document.getElementById('attention');
-    await customElements.whenDefined('softmax-attention');
-    await el.ready;
-    const att = el.value;
-    const sum = (xs) => xs.reduce((a, b) => a + b, 0);
-    return [
-      row('[[1, 2, 3], [1, 1, 1]], axis −1: row 1 sums to', '1', '1', 5, rows[0] + rows[1] + rows[2]),
-      row('row 2 sums to', '1', '1', 5, rows[3] + rows[4] + rows[5]),
-      row('row 1', '0.09', '0.09', 2, rows[0]),
-      row('', '0.2447', '0.2447', 4, rows[1]),
-      row('', '0.6652', '0.6652', 4, rows[2]),
-      row('axis 0: column 1 (scores 1 and 1)', '1/2 each', '0.5', 3, cols[0]),
-      row('column 3 (scores 3 and 1)', '0.881', '0.881', 3, cols[2]),
-      row('', '0.119', '0.119', 3, cols[5]),
-      row('each column sums to', '1', '1', 5, cols[2] + cols[5]),
-      ...att.map((r, i) => row(`attention widget: row ${i + 1} sums to`, '1', '1', 5, sum(r))),
-    ];
-  },
-};
+function h(tag, cls, text) {
+  const el = document.createElement(tag);
+  el.className = cls;
+  el.setAttribute('aria-hidden', 'true');
+  el.textContent = text;
+  return el;
+}
 
-function table(id, rows) {
+function fullTable(results) {
   const tbl = document.createElement('table');
   tbl.className = 'checks';
-  tbl.innerHTML = '<caption>Course vs. live</caption><thead><tr><th scope="col">Quantity</th><th scope="col">Course</th><th scope="col">Live (wasm)</th><th scope="col"><span class="sr-only">Match</span></th></tr></thead>';
-  const body = document.createElement('tbody');
-  let all = true;
-  for (const r of rows) {
-    const tr = body.insertRow();
+  const head = tbl.createTHead().insertRow();
+  for (const t of ['Example', 'Quantity', 'Course', 'Live', '']) {
     const th = document.createElement('th');
-    th.scope = 'row';
-    th.textContent = r.label;
-    tr.append(th);
-    const course = tr.insertCell();
-    course.textContent = r.course;
-    if (r.source === 'ours') {
-      const ref = document.createElement('span');
-      ref.className = 'ref';
-      ref.textContent = ` ref. ${r.expected}`;
-      ref.title = 'Our own reference value (the course gives words, not a number)';
-      course.append(ref);
-    }
-    const live = tr.insertCell();
-    const span = document.createElement('span');
-    span.dataset.example = id;
-    span.dataset.expected = r.expected;
-    span.dataset.digits = String(r.digits);
-    span.dataset.source = r.source;
-    span.dataset.computed = String(r.value);
-    span.textContent = r.text && !Number.isNaN(r.value) ? r.text(r.value) : show(r.value, r.digits, r.unit);
-    span.title = String(r.value);
-    live.append(span);
-    const ok = matches(r.value, r.expected, r.digits);
-    all &&= ok;
-    const mark = tr.insertCell();
-    mark.className = ok ? 'ok' : 'bad';
-    mark.textContent = ok ? '✓' : '✗';
-    mark.setAttribute('aria-label', ok ? 'matches' : 'does not match');
-    tr.className = ok ? '' : 'mismatch';
+    th.scope = 'col';
+    th.textContent = t;
+    head.append(th);
   }
-  tbl.append(body);
-  return { tbl, all };
+  const body = tbl.createTBody();
+  for (const { example, check, value, ok } of results) {
+    const tr = body.insertRow();
+    tr.className = ok ? '' : 'mismatch';
+    const cells = [example.title, check.label, check.course + (check.source === 'ours' ? ` (ref. ${check.expected})` : ''), shown(value, check), ok ? '✓' : '✗'];
+    cells.forEach((text, i) => {
+      const td = tr.insertCell();
+      td.textContent = text;
+      if (i === 4) td.className = ok ? 'ok' : 'bad';
+    });
+  }
+  return tbl;
 }
 
-const buildBadge = document.getElementById('build');
-const switchLink = document.getElementById('build-switch');
+// ---------- numbers in the prose that follow the figures ----------
+
+const setText = (id, text) => {
+  const el = $(id);
+  if (el) el.textContent = text;
+};
+
+function whyBox(sm) {
+  const input = $('why-scores');
+  const out = $('why-out');
+  const render = () => {
+    let z;
+    try {
+      z = parseScores(input.value, { min: 1, max: 12 });
+      input.removeAttribute('aria-invalid');
+    } catch (e) {
+      input.setAttribute('aria-invalid', 'true');
+      out.textContent = `${e.message}.`;
+      return;
+    }
+    const p = sm.softmax(z);
+    if (z.every((v) => v === -Infinity)) {
+      out.textContent = 'Every score is −∞ (masked): there is nothing to share out, so softmax has no answer here and gives NaN for each. At least one option needs a finite score.';
+      return;
+    }
+    const total = Array.from(p).reduce((a, b) => a + b, 0);
+    const i = Array.from(p).indexOf(Math.min(...p));
+    const parts = [`Probabilities: ${list(p)}; all ≥ 0, total ${fmt(total, 5)}.`];
+    const m = Math.max(...z);
+    const lse = m + Math.log(z.reduce((s, v) => s + Math.exp(v - m), 0));
+    const exact = Math.exp(z[i] - lse); // double precision
+    if (p[i] === 0 && z[i] !== -Infinity) {
+      const size = exact > 0 ? `≈ ${fmt(exact)}` : `≈ 10^${fmtScore(Math.floor((z[i] - lse) / Math.LN10))}`; // past double range: its power of ten
+      parts.push(`The smallest, for the score ${fmtScore(z[i])}, is e^${fmtScore(z[i] - lse)} ${size} in exact arithmetic: positive, but below the smallest float32 (1.4 × 10⁻⁴⁵), so float32 stores it as 0.`);
+    }
+    out.textContent = parts.join(' ');
+  };
+  input.value = byId.positive.inputs.scores.join(', ');
+  input.addEventListener('input', render);
+  render();
+}
+
+function follow(id, fn) {
+  const el = $(id);
+  if (!el) return;
+  // 'load': the figure has drawn (it loads lazily, near the viewport); reading el.ready would load it at once
+  for (const type of ['load', 'input']) el.addEventListener(type, () => fn(el));
+}
+
+function bindProse() {
+  follow('exp-plot', (el) => {
+    const z = el.scores;
+    const p = el.value;
+    setText('exp-scores', list(z, fmtScore));
+    setText('exp-heights', list(el.exps));
+    setText('exp-sum', fmt(el.sum));
+    setText('exp-probs', list(p));
+    const lo = Math.min(...p);
+    const hi = Math.max(...p);
+    const names = ['A', 'B', 'C', 'D', 'E', 'F'];
+    const who = (v) => list(z.map((_, i) => i).filter((i) => p[i] === v).map((i) => names[i]), (x) => x);
+    setText('exp-story', hi === lo ? 'The scores are equal, so the slices are too.' : `${who(hi)} ${z.filter((_, i) => p[i] === hi).length > 1 ? 'have' : 'has'} the largest score and the largest slice; ${who(lo)} the smallest.`);
+  });
+  follow('bars-dial', (el) => {
+    const t = el.temperature;
+    setText('temp-t', t === Infinity ? '∞' : fmtScore(t));
+    setText('temp-scaled', t === 0 ? 'the limit of a very small T' : list(el.steps.scaled, (v) => fmtScore(v)));
+    setText('temp-top', fmt(el.value[0]));
+    setText('temp-story', t === 0 ? 'At T = 0 the top option takes it all: greedy.' : t === Infinity ? 'At T = ∞ every option is equal.' : t < 1 ? 'The gaps grew, and so did the lead.' : t > 1 ? 'The gaps shrank, and the probabilities moved closer.' : 'T = 1 leaves the scores as they are.');
+  });
+  follow('sampler', (el) => {
+    const c = el.counts;
+    const n = c.reduce((a, b) => a + b, 0);
+    setText('sampling-counts', n ? `${n.toLocaleString('en')} draws: first ${c[0]}, second ${c[1]}, third ${c[2]}` : 'no draws yet');
+  });
+  follow('generate', (el) => {
+    const s = el.steps[0];
+    if (s) setText('words-top', `${fmt(s.probs[0].p)} (“${s.probs[0].word}”)`);
+  });
+  follow('overflow-big', (el) => {
+    setText('overflow-lo', fmt(el.breaksBelow, 1));
+    setText('overflow-hi', fmt(el.breaksAbove, 1));
+  });
+  follow('sigmoid-widget', (el) => {
+    setText('sigmoid-z', fmtScore(el.z));
+    setText('sigmoid-p', fmt(el.value));
+  });
+}
+
+// ---------- the course's snippets, runnable ----------
+
+function snippets(sm) {
+  for (const box of document.querySelectorAll('.runnable[data-snippet]')) {
+    const sn = SNIPPETS[box.dataset.snippet];
+    if (!sn) continue;
+    const pre = document.createElement('pre');
+    pre.className = 'snippet';
+    const code = document.createElement('code');
+    code.textContent = `import { load } from 'softmax-wasm';\nconst sm = await load();\n\n${sourceOf(sn.run)}`;
+    pre.append(code);
+    const run = document.createElement('button');
+    run.type = 'button';
+    run.className = 'run';
+    run.textContent = 'Run';
+    const out = document.createElement('pre');
+    out.className = 'output';
+    out.setAttribute('aria-live', 'polite');
+    out.hidden = true;
+    const note = document.createElement('p');
+    note.className = 'course-says';
+    note.textContent = `The course’s ${box.dataset.snippet === 'gaps' || box.dataset.snippet === 'sigmoid' ? 'Python' : 'NumPy'} version prints ${sn.course}.`;
+    run.addEventListener('click', () => {
+      const lines = [];
+      sn.run(sm, { log: (...args) => lines.push(args.map(format).join(' ')) });
+      out.textContent = lines.join('\n');
+      out.hidden = false;
+    });
+    const head = document.createElement('p');
+    head.className = 'snippet-head';
+    head.append(`${sn.title}, in JavaScript `, run);
+    box.replaceChildren(head, pre, out, note);
+  }
+}
+
+// ---------- start ----------
+
+const buildBadge = $('build');
+const switchLink = $('build-switch');
 try {
   const sm = await softmaxModule();
   document.documentElement.dataset.simd = String(sm.simd);
   buildBadge.textContent = sm.simd ? 'Running the WebAssembly SIMD build' : 'Running the baseline build (no SIMD)';
   switchLink.href = sm.simd ? '?simd=0' : '?simd=1';
   switchLink.textContent = sm.simd ? 'Try the baseline build' : 'Try the SIMD build';
-  let failures = 0;
+  const results = runExamples(sm);
   for (const box of document.querySelectorAll('.check[data-check]')) {
-    const id = box.dataset.check;
-    try {
-      const { tbl, all } = table(id, await CHECKS[id](sm));
-      if (!all) failures++;
-      box.replaceChildren(tbl);
-    } catch (err) {
-      failures++;
-      box.textContent = `This example could not be computed: ${err.message}`;
-      box.classList.add('failed');
-      console.error(err);
-    }
+    box.replaceChildren(checkLine(results.filter((r) => r.example.id === box.dataset.check)));
   }
-  document.documentElement.dataset.failures = String(failures);
+  const bad = results.filter((r) => !r.ok).length;
+  const line = bad
+    ? `✗ ${bad} of ${results.length} numbers differ from the course`
+    : `✓ All ${results.length} numbers of the course’s ${EXAMPLES.length} worked examples match the live computation`;
+  setText('summary', line);
+  $('summary').classList.toggle('bad', bad > 0);
+  setText('all-summary', `${line}. Each sits beside the course’s number in its section; here they are in one table.`);
+  $('all-table-body').replaceChildren(fullTable(results));
+  document.documentElement.dataset.failures = String(bad);
+  whyBox(sm);
+  bindProse();
+  snippets(sm);
 } catch (err) {
   buildBadge.textContent = 'The WebAssembly module did not load';
-  const box = document.getElementById('load-error');
+  const box = $('load-error');
   box.textContent = `${err.message}. The page needs to be served over http(s), for example with npm start.`;
   box.hidden = false;
   console.error(err);
