@@ -17,14 +17,14 @@
 // (`npm run bench` prints both). Signatures that carry a value_object keep a
 // generic path (configure, once per sampler).
 //
-// Size: Embind's runtime and the value_object/val support add ~12 KB gzip to
+// Size: Embind's runtime and the value_object support add ~12 KB gzip to
 // the module; the package's budget (SIMD wasm + glue + JS API) is 52 KiB gzip.
 #include <emscripten/bind.h>
-#include <emscripten/val.h>
 
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include "smx/sampler.h"
@@ -33,7 +33,6 @@
 namespace {
 
 using Ptr = uintptr_t;
-using emscripten::val;
 
 template <typename T>
 T* at(Ptr p) {
@@ -156,57 +155,101 @@ bool simdBuild() {
 #endif
 }
 
-// A step's JavaScript name, or null for an option that belongs to no step.
-val step_name(smx::Step step) {
-  return step == smx::kNoStep ? val::null() : val(smx::kStepNames[static_cast<int>(step)]);
-}
-
-val list_of_steps(const smx::Step* steps, int n) {
-  val a = val::array();
-  for (int i = 0; i < n; ++i)
-    a.call<void>("push", val(smx::kStepNames[static_cast<int>(steps[i])]));
-  return a;
-}
-
 // The option table, the step names and the presets, read once at load time by
-// web/src/ (its unknown-option check, its range checks and messages, the docs test).
-val samplerOptionTable() {
-  static const char* const kTypes[] = {"float32", "float64", "uint32", "int32"};
-  val options = val::array();
-  for (const smx::OptionInfo& r : smx::kOptionInfo) {
-    val o = val::object();
-    o.set("name", val(r.name));
-    o.set("type", val(kTypes[static_cast<int>(r.type)]));
-    o.set("lo", r.lo);
-    o.set("hi", r.hi);
-    o.set("loOpen", r.lo_open);
-    o.set("hiOpen", r.hi_open);
-    o.set("default", r.default_value);
-    o.set("step", step_name(r.step));
-    o.set("doc", val(r.doc));
-    options.call<void>("push", o);
+// web/src/sampler.js (its unknown-option check, its range checks and messages,
+// the docs test). The table crosses as constant data in wasm memory rather than
+// as an emscripten::val, whose runtime would add ~1.1 KB gzip to the package
+// for this one call. optionTable() returns the address of an OptionTable:
+//   numbers  doubles: per numeric option its type (0 float32, 1 float64,
+//            2 uint32, 3 int32), lo, hi, lo_open, hi_open, default and step
+//            (-1: none); then per list option its step; then the two presets
+//            (Hugging Face, llama.cpp) as step indices;
+//   names    the numeric options' names, the list options' names, then their
+//            kinds, each ended by a NUL; steps: the step names, the same way;
+//   and the byte counts of the two texts and the counts of options and steps.
+constexpr double type_code(const float*) { return 0; }
+constexpr double type_code(const double*) { return 1; }
+constexpr double type_code(const uint32_t*) { return 2; }
+constexpr double type_code(const int32_t*) { return 3; }
+constexpr double step_code(smx::Step step) { return static_cast<int32_t>(step); }
+
+using namespace smx::option_limits;  // the names the table uses: kInf, the integer limits,
+using smx::kNoStep;                  // Step and kNoStep
+using smx::Step;
+constexpr double kTableNumbers[] = {
+#define SMX_ROW(js, member, type, lo, lo_open, hi, hi_open, def, step, doc) \
+  type_code(static_cast<type*>(nullptr)), lo, hi, lo_open, hi_open, def, step_code(step),
+    SMX_SAMPLER_NUMBERS(SMX_ROW)
+#undef SMX_ROW
+#define SMX_ROW(js, kind, step, doc) step_code(step),
+        SMX_SAMPLER_LISTS(SMX_ROW)
+#undef SMX_ROW
+};
+struct Presets {
+  double order[2][smx::kNumSteps];
+};
+constexpr Presets make_presets() {
+  Presets p{};
+  for (int i = 0; i < smx::kNumSteps; ++i) {
+    p.order[0][i] = step_code(smx::kOrderHf[i]);
+    p.order[1][i] = step_code(smx::kOrderLlamaCpp[i]);
   }
-  val lists = val::array();
-  for (const smx::ListOptionInfo& r : smx::kListOptionInfo) {
-    val o = val::object();
-    o.set("name", val(r.name));
-    o.set("kind", val(r.kind));
-    o.set("step", step_name(r.step));
-    o.set("doc", val(r.doc));
-    lists.call<void>("push", o);
-  }
-  val presets = val::object();
-  presets.set("hf", list_of_steps(smx::kOrderHf, smx::kNumSteps));
-  presets.set("llama.cpp", list_of_steps(smx::kOrderLlamaCpp, smx::kNumSteps));
-  val steps = val::array();
-  for (const char* name : smx::kStepNames) steps.call<void>("push", val(name));
-  val t = val::object();
-  t.set("options", options);
-  t.set("lists", lists);
-  t.set("steps", steps);
-  t.set("presets", presets);
+  return p;
+}
+struct TableNumbers {
+  double numbers[sizeof kTableNumbers / sizeof(double)];
+  Presets presets;
+};
+constexpr TableNumbers make_numbers() {
+  TableNumbers t{};
+  for (size_t i = 0; i < sizeof kTableNumbers / sizeof(double); ++i)
+    t.numbers[i] = kTableNumbers[i];
+  t.presets = make_presets();
   return t;
 }
+constexpr TableNumbers kNumbers = make_numbers();
+
+#define SMX_NAME(js, ...) #js "\0"
+#define SMX_KIND(js, kind, ...) kind "\0"
+constexpr char kNames[] =
+    SMX_SAMPLER_NUMBERS(SMX_NAME) SMX_SAMPLER_LISTS(SMX_NAME) SMX_SAMPLER_LISTS(SMX_KIND);
+#undef SMX_NAME
+#undef SMX_KIND
+
+constexpr size_t step_text_bytes() {
+  size_t n = 0;
+  for (const char* s : smx::kStepNames) {
+    for (; *s; ++s) ++n;
+    ++n;  // the NUL
+  }
+  return n;
+}
+struct StepText {
+  char c[step_text_bytes()];
+};
+constexpr StepText make_step_text() {
+  StepText t{};
+  size_t k = 0;
+  for (const char* s : smx::kStepNames) {
+    for (; *s; ++s) t.c[k++] = *s;
+    t.c[k++] = '\0';
+  }
+  return t;
+}
+constexpr StepText kStepText = make_step_text();
+
+struct OptionTable {
+  const TableNumbers* numbers;
+  const char* names;
+  uint32_t names_bytes;
+  const char* steps;
+  uint32_t steps_bytes, num_options, num_lists, num_steps;
+};
+constexpr OptionTable kOptionTable = {
+    &kNumbers,          kNames,           sizeof kNames - 1,    kStepText.c,
+    sizeof kStepText.c, smx::kNumOptions, smx::kNumListOptions, smx::kNumSteps};
+
+uintptr_t optionTable() { return reinterpret_cast<uintptr_t>(&kOptionTable); }
 
 }  // namespace
 
@@ -292,5 +335,5 @@ EMSCRIPTEN_BINDINGS(softmax_wasm) {
 
   function("liveSamplers", &liveSamplers);
   function("simdBuild", &simdBuild);
-  function("samplerOptionTable", &samplerOptionTable);
+  function("optionTable", &optionTable);
 }

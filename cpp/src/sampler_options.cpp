@@ -26,13 +26,13 @@ bool in_range(T value, const OptionInfo& r) {
 
 const OptionInfo kOptionInfo[kNumOptions] = {
 #define SMX_ROW(js, member, type, lo, lo_open, hi, hi_open, def, step, doc) \
-  {#js, type_of(static_cast<type*>(nullptr)), lo, hi, lo_open, hi_open, def, step, doc},
+  {#js, type_of(static_cast<type*>(nullptr)), lo, hi, lo_open, hi_open, def, step},
     SMX_SAMPLER_NUMBERS(SMX_ROW)
 #undef SMX_ROW
 };
 
 const ListOptionInfo kListOptionInfo[kNumListOptions] = {
-#define SMX_ROW(js, kind, step, doc) {#js, kind, step, doc},
+#define SMX_ROW(js, kind, step, doc) {#js, kind, step},
     SMX_SAMPLER_LISTS(SMX_ROW)
 #undef SMX_ROW
 };

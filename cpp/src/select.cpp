@@ -200,7 +200,7 @@ void first_k_heap(const float* g, size_t m, size_t k, uint32_t* out) {
 
 size_t first_k_scan(const float* x, size_t n, size_t k, uint32_t* out) {
   const size_t r = heap_first_k<true>(x, n, k, out);
-  if (r == n) std::sort(out, out + k);  // distinct integers: one result
+  if (r == n) sort_indices(out, k);  // distinct integers: one result
   return r;
 }
 
@@ -211,7 +211,7 @@ uint32_t kth(const float* g, size_t m, size_t k, uint32_t* scratch) {
 void first_k(const float* g, size_t m, size_t k, uint32_t* out, uint32_t* scratch) {
   if (k * 16 <= m && k <= 256) {
     heap_first_k<false>(g, m, k, out);
-    std::sort(out, out + k);  // distinct integers: one result
+    sort_indices(out, k);  // distinct integers: one result
     return;
   }
   const uint32_t c = kth(g, m, k, scratch);

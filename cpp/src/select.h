@@ -73,6 +73,10 @@ size_t at_least(const float* g, size_t m, float t, uint32_t* out);
 // has room for m entries.
 uint32_t kth(const float* g, size_t m, size_t k, uint32_t* scratch);
 
+// a[0, n) in increasing order (a heapsort: no std::sort in the module, whose
+// introsort would cost ~700 bytes gzip of wasm for these short lists).
+void sort_indices(uint32_t* a, size_t n);
+
 // a[0, n) rearranged so that a[0, k) are its first k in the order of g, sorted
 // (a quickselect, then a heapsort of the k). 0 <= k <= n.
 void sort_first_k(uint32_t* a, size_t n, size_t k, const float* g);

@@ -113,6 +113,10 @@ void first_k_sorted(const float* g, size_t m, size_t k, uint32_t* out) {
   heap_sort(out, k, ByLogit{g});
 }
 
+void sort_indices(uint32_t* a, size_t n) {
+  heap_sort(a, n, [](uint32_t x, uint32_t y) { return x < y; });
+}
+
 void sort_first_k(uint32_t* a, size_t n, size_t k, const float* g) {
   if (k == 0) return;
   const ByLogit less{g};

@@ -100,4 +100,20 @@ describe("the core's option table = index.d.ts = README", () => {
       expect(() => sm.createSampler({ [bad]: 1 })).toThrow(new RegExp(`did you mean '${good}'`));
     }
   });
+
+  it("every other library's name the README maps to ours gets that suggestion", async () => {
+    const sm = await load();
+    // The transformers.js paragraph ("`top_k` -> `topK`") and llama.cpp's
+    // parameter names in the Sampling table's last column ("llama.cpp `penalty_repeat`").
+    const pairs = [...readme.matchAll(/`([a-z]+(?:_[a-z]+)+)`\s*->\s*`(\w+)`/g)].map((m) => [m[1], m[2]]);
+    for (const row of sampling.split('\n').filter((l) => /^\| `\w+`/.test(l))) {
+      const cells = row.split('|');
+      const ours = ticked(cells[1]);
+      for (const m of cells[3].matchAll(/llama\.cpp `([a-z]+_[a-z_]+)`/g)) if (ours.length === 1) pairs.push([m[1], ours[0]]);
+    }
+    expect(pairs.length).toBeGreaterThan(10);
+    for (const [theirs, good] of pairs) {
+      expect(() => sm.createSampler({ [theirs]: 1 }), theirs).toThrow(new RegExp(`did you mean '${good}'`));
+    }
+  });
 });

@@ -133,7 +133,7 @@ async function instantiate(variant, modulePromise) {
   } catch (e) {
     throw failure('the wasm module could not be started (is it a softmax-wasm build?)', e);
   }
-  if (typeof m?.softmax !== 'function' || typeof m?.samplerOptionTable !== 'function' || typeof m?.Sampler !== 'function') {
+  if (typeof m?.softmax !== 'function' || typeof m?.optionTable !== 'function' || typeof m?.Sampler !== 'function') {
     throw new Error('load: the wasm module is not a softmax-wasm build (its bindings are missing)');
   }
   return new Softmax(m);

@@ -18,10 +18,30 @@ const registry =
 
 const specs = new WeakMap();
 
+const TYPES = ['float32', 'float64', 'uint32', 'int32'];
+
+/** The core's option table, decoded from the constant data that bindings.cpp's optionTable() describes. */
+function optionTable(m) {
+  const at = m.optionTable() >>> 2;
+  const [numbers, names, namesBytes, steps, stepsBytes, nOptions, nLists, nSteps] = m.HEAPU32.subarray(at, at + 8);
+  const f = m.HEAPF64.subarray(numbers >>> 3, (numbers >>> 3) + 7 * nOptions + nLists + 2 * nSteps);
+  const text = (p, n) => new TextDecoder().decode(m.HEAPU8.subarray(p, p + n)).split('\0');
+  const words = text(names, namesBytes);
+  const stepNames = text(steps, stepsBytes).slice(0, nSteps);
+  const step = (i) => (i < 0 ? null : stepNames[i]);
+  const options = Array.from({ length: nOptions }, (_, i) => {
+    const [type, lo, hi, loOpen, hiOpen, value, s] = f.subarray(7 * i, 7 * i + 7);
+    return { name: words[i], type: TYPES[type], lo, hi, loOpen: loOpen === 1, hiOpen: hiOpen === 1, default: value, step: step(s) };
+  });
+  const lists = Array.from({ length: nLists }, (_, i) => ({ name: words[nOptions + i], kind: words[nOptions + nLists + i], step: step(f[7 * nOptions + i]) }));
+  const preset = (p) => Array.from(f.subarray(7 * nOptions + nLists + p * nSteps, 7 * nOptions + nLists + (p + 1) * nSteps), step);
+  return { options, lists, steps: stepNames, presets: { hf: preset(0), 'llama.cpp': preset(1) } };
+}
+
 /** The option table of a module, with what the checks need (once per module). */
 export function samplerSpec(m) {
   if (specs.has(m)) return specs.get(m);
-  const table = m.samplerOptionTable();
+  const table = optionTable(m);
   const status = {};
   for (const [k, v] of Object.entries(m.SampleStatus)) if (v && typeof v.value === 'number') status[k] = v.value;
   const spec = {

@@ -15,6 +15,8 @@
 //   if hi_open), checked after conversion to `type` (a double that becomes
 //   0 or infinite as a float32 is out of range); integer types need an
 //   integer. `step` is the step the option belongs to (kNoStep: none, it acts before the steps).
+//   `doc` describes the option to a reader of this table; it is not compiled
+//   into the module (the README documents the options to users).
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -166,7 +168,6 @@ struct OptionInfo {
   bool lo_open, hi_open;
   double default_value;
   Step step;
-  const char* doc;
 };
 extern const OptionInfo kOptionInfo[kNumOptions];
 
@@ -175,7 +176,6 @@ struct ListOptionInfo {
   const char* name;
   const char* kind;  // "seed", "bias", "tokens", "order"
   Step step;
-  const char* doc;
 };
 inline constexpr int kNumListOptions = 0
 #define SMX_COUNT(...) +1
