@@ -51,7 +51,7 @@ const temperature = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(-1, NaN, '2') },
 );
 const optsSpec = fc.record({
-  form: fc.constantFrom('plain', 'plain', 'plain', 'plain', 'plain', 'plain', 'plain', 'nullProto', 'map', 'class', 'reenterGetter'),
+  form: fc.constantFrom('plain', 'plain', 'plain', 'plain', 'plain', 'plain', 'plain', 'nullProto', 'map', 'class', 'reenterGetter', 'shapeDetach'),
   temperature,
   shaped: fc.boolean(),
   axis: fc.constantFrom(undefined, 0, 1, -1, -2, 2),
@@ -286,13 +286,21 @@ function getterEffects(ctx, using) {
   };
 }
 
-function makeOptions(spec, faults, fn, n, ctx) {
+function makeOptions(spec, faults, fn, n, ctx, sc) {
   const o = {};
   if (spec.temperature !== undefined) o.temperature = spec.temperature;
   let shape;
   if (spec.shaped && n % 2 === 0 && n > 0 && fn !== 'softmaxSteps') {
     shape = [2, n / 2];
     o.shape = shape;
+    const data = sc.arg;
+    if (spec.form === 'shapeDetach' && ArrayBuffer.isView(data) && data.buffer !== ctx.current?.buffer && data.length > 0) {
+      // shape is read after scores were checked: its getter detaches them before they are copied in.
+      const getterShape = [...shape];
+      Object.defineProperty(getterShape, 0, { get: () => (data.buffer.byteLength && structuredClone(data.buffer, { transfer: [data.buffer] }), 2), enumerable: true });
+      o.shape = getterShape;
+      faults.add(TypeError, /scores was detached during the call/);
+    }
     if (spec.axis !== undefined) o.axis = spec.axis;
   } else if (spec.axis === 0 || spec.axis === -1) {
     if (fn !== 'softmaxSteps') o.axis = spec.axis;
@@ -332,7 +340,7 @@ function familyStep(ctx, st) {
   const effects = getterEffects(ctx, undefined);
   const sc = makeScores(ctx, st.scores, faults, fn, effects);
   const n = sc.x.length;
-  const oo = fn === 'argmax' ? { arg: undefined, o: {}, T: 1 } : makeOptions(st.opts, faults, fn, n, ctx);
+  const oo = fn === 'argmax' ? { arg: undefined, o: {}, T: 1 } : makeOptions(st.opts, faults, fn, n, ctx, sc);
   if (sc.dims !== undefined && oo.shape !== undefined) faults.add(TypeError, /scores is a tensor with dims .* pass no shape/);
   // out
   const axisOk = oo.shape !== undefined && (oo.axis ?? -1) >= -2 && (oo.axis ?? -1) < 2;
