@@ -197,8 +197,7 @@ class Faults {
  * Builds the scores argument of a step. Returns { arg, x (the values the call
  * reads, as doubles), dims } and records the faults the argument carries.
  */
-function makeScores(ctx, spec, faults, fn, effects) {
-  const { sm } = ctx;
+function makeScores(ctx, spec, faults, effects) {
   let x = spec.values.slice();
   let arg;
   const cur = ctx.current;
@@ -338,7 +337,7 @@ function familyStep(ctx, st) {
   const fn = st.fn;
   const faults = new Faults();
   const effects = getterEffects(ctx, undefined);
-  const sc = makeScores(ctx, st.scores, faults, fn, effects);
+  const sc = makeScores(ctx, st.scores, faults, effects);
   const n = sc.x.length;
   const oo = fn === 'argmax' ? { arg: undefined, o: {}, T: 1 } : makeOptions(st.opts, faults, fn, n, ctx, sc);
   if (sc.dims !== undefined && oo.shape !== undefined) faults.add(TypeError, /scores is a tensor with dims .* pass no shape/);
@@ -456,7 +455,6 @@ function samplerOptions(spec, faults) {
   if (e === 'biasOk') o.logitBias = { 0: -3.4e38 };
   if (e === 'biasBan') o.logitBias = { 0: -Infinity };
   if (e === 'biasOverflow') (o.logitBias = { 0: -1e39 }), faults.add(RangeError, /logitBias\[0\] = -1e\+39 overflows float32/);
-  if (o.temperature === 1e39 && false) faults.add(RangeError, /temperature/);
   let arg = o;
   if (spec.form === 'map') (arg = new Map(Object.entries(o))), faults.add(TypeError, /createSampler: options must be an object, got a Map/);
   if (spec.form === 'class') (arg = Object.assign(new (class SamplerOptions {})(), o)), faults.add(TypeError, /createSampler: options must be an object.*plain object/);
@@ -500,7 +498,7 @@ function samplerStep(ctx, st) {
   if (entry === undefined) return;
   const { s, opts } = entry;
   const effects = getterEffects(ctx, s);
-  const sc = makeScores(ctx, st.scores, faults, st.method, effects);
+  const sc = makeScores(ctx, st.scores, faults, effects);
   if (s.disposed) faults.add(TypeError, /the sampler is disposed/);
   const x = sc.x.map(f32);
   const p = x.length ? refProbs(x, opts) : [];
