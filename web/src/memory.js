@@ -11,6 +11,9 @@
 // - A Float32Array that lies in wasm memory is used in place only when it
 //   lies inside the current buffer() block; a view from an earlier buffer()
 //   call, or one that memory growth detached, is a RangeError.
+// - A JavaScript typed array (scores or `out`) is checked again where it is
+//   read or written: a getter in the other arguments that detached or resized
+//   it in between is a TypeError naming it, never NaN or a truncated result.
 // - The scratch block is kept between calls, but one much larger than the
 //   usual working set (over 8 MiB) is freed when the call ends.
 import { byteOffsetOf, bufferOf, describe, isDetached, lengthOf, typedArrayKind } from './validate.js';
@@ -162,6 +165,7 @@ export class Memory {
     const h = this.m.HEAPF32;
     const base = at >> 2;
     const src = input.src;
+    if (input.how === 'typed' || input.how === 'half') stillWhole(fn, name, src, first + count);
     if (input.how === 'array') {
       for (let i = 0; i < count; i++) {
         const v = src[first + i];
@@ -182,8 +186,32 @@ export class Memory {
     }
   }
 
+  /** Copies n float32s at byte offset `at` of wasm memory into out (a JS Float32Array checked at entry). */
+  writeOut(fn, out, at, n, name = 'out') {
+    stillWhole(fn, name, out, n, n);
+    const heap = this.m.HEAPF32;
+    const i = at >> 2;
+    if (n <= 16) for (let k = 0; k < n; k++) out[k] = heap[i + k];
+    else out.set(heap.subarray(i, i + n));
+    return out;
+  }
+
   /** Heap memory in bytes (diagnostics). */
   get heapBytes() {
     return this.m.HEAPU8.length;
   }
+}
+
+/**
+ * A JS typed array checked at entry must still hold `min` elements (exactly
+ * `exact` when given) where it is used: a getter in the other arguments may
+ * have detached it (a transfer, or growth of another module's memory) or
+ * resized its buffer.
+ */
+export function stillWhole(fn, name, view, min, exact) {
+  const n = lengthOf(view);
+  if (exact === undefined ? n >= min : n === exact) return;
+  throw new TypeError(
+    `${fn}: ${name} was ${n === 0 && isDetached(view) ? 'detached' : `resized to ${n} element${n === 1 ? '' : 's'}`} during the call (a getter or Proxy in the arguments changed it); pass arrays that nothing changes until the call returns`,
+  );
 }

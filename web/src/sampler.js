@@ -316,7 +316,7 @@ export class Sampler {
         throw new RangeError(`${where}: ${src} ${t} is outside the vocabulary (${cols} entries)`);
       }
       case S.noMemory:
-        throw new RangeError(`${where}: ${fn === 'accept' || fn.startsWith('create') ? 'the history' : 'scores'} do not fit in wasm memory`);
+        throw new RangeError(`${where}: ${fn === 'accept' || fn.startsWith('create') ? 'the history does' : 'scores do'} not fit in wasm memory`);
       default:
         throw new Error(`${where}: unexpected status ${status} from the core (a bug: please report it)`);
     }

@@ -1,6 +1,6 @@
 // The loaded module: the softmax family over the Embind bindings of
 // cpp/bindings/bindings.cpp, and the factory of samplers (sampler.js).
-import { Memory, MAX_ELEMENTS, align8 } from './memory.js';
+import { Memory, MAX_ELEMENTS, align8, stillWhole } from './memory.js';
 import { lastPosition } from './scores.js';
 import { Sampler, samplerSpec } from './sampler.js';
 import { checkInt, checkNumber, describe, lengthOf, readOptions, typedArrayKind } from './validate.js';
@@ -136,12 +136,8 @@ export class Softmax {
       const status = kernel(x, y, n, shapePtr, dims.length, l.axis, t, masked);
       if (status !== 0) this.#fail(fn, status);
       if (outPtr >= 0) return out;
-      const heap = this.#m.HEAPF32;
-      const at = y >> 2;
-      if (out === undefined) return heap.slice(at, at + n);
-      if (n <= 16) for (let i = 0; i < n; i++) out[i] = heap[at + i];
-      else out.set(heap.subarray(at, at + n));
-      return out;
+      if (out === undefined) return this.#m.HEAPF32.slice(y >> 2, (y >> 2) + n);
+      return mem.writeOut(fn, out, y, n);
     } finally {
       mem.leave();
     }
@@ -196,6 +192,7 @@ export class Softmax {
       if (status !== 0) this.#fail(fn, status);
       const values = this.#m.HEAPF64.subarray(y >> 3, (y >> 3) + slices);
       if (scalar) return values[0];
+      if (o.out !== undefined) stillWhole(fn, 'out', out, slices, slices);
       out.set(values);
       return out;
     } finally {
