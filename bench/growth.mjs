@@ -1,4 +1,4 @@
-// Cost growth (issue 5): time per element against N, from 1 to 2^22, for ours
+// Cost growth: time per element against N, from 1 to 2^22, for ours
 // and each peer, in one Node process; writes bench/growth.svg (log-log) and
 // prints the table. Shows where call overhead ends and the throughput plateau
 // begins.

@@ -205,7 +205,7 @@ async function main() {
     softmax: json('softmax.json').cases,
     samplers: [
       { file: 'sampler.json', cases: json('sampler.json').cases, many: true },
-      { file: 'sampler_extra.json', cases: json('sampler_extra.json').cases, many: false },
+      { file: 'sampler_steps.json', cases: json('sampler_steps.json').cases, many: false },
     ],
   };
   const server = await startServer({ port: 0 });

@@ -1,4 +1,4 @@
-// Bad-input matrix (issue 7): every public function and option against wrong
+// Bad-input matrix: every public function and option against wrong
 // types, special values, sizes and misuse. Each case expects the documented
 // result or a TypeError / RangeError whose message names the argument; after
 // each case the module must still compute softmax([2, 1, 0]) (double reference,

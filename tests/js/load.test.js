@@ -1,5 +1,5 @@
 // load(): the SIMD / baseline choice, memoisation (one compile per page), and
-// the three ways a host can hand over the .wasm (issue 6).
+// the three ways a host can hand over the .wasm.
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 

@@ -1,4 +1,4 @@
-// Property tests (fast-check) of the JS API, issue 7: each property runs
+// Property tests (fast-check) of the JS API: each property runs
 // SMX_PROP_RUNS times (default 1,000; CI runs 1,000), on the SIMD build unless
 // the property is about the builds. A failure prints fast-check's shrunk
 // counterexample and the seed to replay it (SMX_PROP_SEED).

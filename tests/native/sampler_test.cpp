@@ -169,7 +169,7 @@ struct Ref {
             }
           }
           break;
-        default:  // the further steps: off here (sampler_extra_test.cpp)
+        default:  // the further steps: off here (sampler_steps_test.cpp)
           break;
       }
     }

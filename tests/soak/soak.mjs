@@ -1,4 +1,4 @@
-// Soak test (issue 7): N mixed calls (default 1,000,000) in one process, valid
+// Soak test: N mixed calls (default 1,000,000) in one process, valid
 // and invalid, sizes from 0 to 150k, samplers created and disposed and some only
 // dropped for the garbage collector (web/src/sampler.js frees those through a
 // FinalizationRegistry). Checks, and prints:

@@ -1,6 +1,6 @@
-// The sampler steps of issue 8 in Node, both wasm builds: the golden sequences
-// of tests/golden/sampler_extra.json (written by the native build, see
-// tests/native/sampler_extra_golden.h) replayed draw for draw; hand-worked
+// The sampler steps beyond the basic filters in Node, both wasm builds: the golden sequences
+// of tests/golden/sampler_steps.json (written by the native build, see
+// tests/native/sampler_steps_golden.h) replayed draw for draw; hand-worked
 // cases; every new option's bad input -> a TypeError / RangeError naming it.
 import { readFileSync } from 'node:fs';
 
@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 
 import { load } from '../../web/src/node.js';
 
-const golden = JSON.parse(readFileSync(new URL('../golden/sampler_extra.json', import.meta.url), 'utf8'));
+const golden = JSON.parse(readFileSync(new URL('../golden/sampler_steps.json', import.meta.url), 'utf8'));
 const num = (v) => (v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : v);
 
 /** The scores of a case: explicit, or the hash formula of sampler_golden.h. */

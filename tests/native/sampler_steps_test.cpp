@@ -5,7 +5,7 @@
 // transformers' EpsilonLogitsWarper, EtaLogitsWarper, NoRepeatNGramLogitsProcessor);
 // hand-worked cases (DRY: llama.cpp's tests/test-sampling.cpp test_dry cases);
 // mirostat's mu step by step; chi-square of the random steps; the golden file
-// tests/golden/sampler_extra.json; option errors.
+// tests/golden/sampler_steps.json; option errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "sampler_extra_golden.h"
+#include "sampler_steps_golden.h"
 #include "smx/sampler.h"
 
 namespace {
@@ -332,7 +332,7 @@ std::vector<float> logs(std::initializer_list<double> p) {
 // ---------------------------------------------------------------------------
 // Random inputs, random subsets of the new steps, both presets and shuffled
 // orders, against the reference.
-TEST(SamplerExtra, EveryStepMatchesTheReferenceOnRandomInputs) {
+TEST(SamplerSteps, EveryStepMatchesTheReferenceOnRandomInputs) {
   std::mt19937 gen(8080);
   std::normal_distribution<double> normal(0, 1);
   std::uniform_real_distribution<double> unif(0, 1);
@@ -429,7 +429,7 @@ TEST(SamplerExtra, EveryStepMatchesTheReferenceOnRandomInputs) {
 }
 
 // ---------------------------------------------------------------------------
-TEST(SamplerExtra, TopNSigmaHandWorked) {
+TEST(SamplerSteps, TopNSigmaHandWorked) {
   // mean 2, population std sqrt(2): n = 1 keeps logits >= 4 - 1.414 = 2.586.
   SamplerOptions o;
   o.top_n_sigma = 1;
@@ -457,7 +457,7 @@ TEST(SamplerExtra, TopNSigmaHandWorked) {
 // llama.cpp tests/test-sampling.cpp: test_xtc (probability 0.99 there, 1 here:
 // the coin is ours) and test_top_n_sigma, the kept tokens and their renormalised
 // probabilities.
-TEST(SamplerExtra, LlamaCppXtcAndTopNSigmaCases) {
+TEST(SamplerSteps, LlamaCppXtcAndTopNSigmaCases) {
   const auto x = logs({0.4, 0.3, 0.2, 0.1});
   auto xtc = [&](double th) {
     SamplerOptions o;
@@ -484,7 +484,7 @@ TEST(SamplerExtra, LlamaCppXtcAndTopNSigmaCases) {
   }
 }
 
-TEST(SamplerExtra, XtcThresholdSemanticsAndProbabilities) {
+TEST(SamplerSteps, XtcThresholdSemanticsAndProbabilities) {
   const auto x = logs({0.4, 0.3, 0.2, 0.1});
   SamplerOptions o;
   o.xtc_probability = 1;
@@ -515,7 +515,7 @@ TEST(SamplerExtra, XtcThresholdSemanticsAndProbabilities) {
   EXPECT_EQ(support(probs_of(o, x)).size(), 4u);
 }
 
-TEST(SamplerExtra, XtcCoinIsItsOwnStreamAndProbsShowsTheNextDraw) {
+TEST(SamplerSteps, XtcCoinIsItsOwnStreamAndProbsShowsTheNextDraw) {
   const auto x = logs({0.35, 0.3, 0.2, 0.1, 0.05});
   Ref ref;
   ref.o.xtc_probability = 0.4, ref.o.xtc_threshold = 0.15, ref.seed = 99;
@@ -554,7 +554,7 @@ TEST(SamplerExtra, XtcCoinIsItsOwnStreamAndProbsShowsTheNextDraw) {
   }
 }
 
-TEST(SamplerExtra, MirostatMuStepByStep) {
+TEST(SamplerSteps, MirostatMuStepByStep) {
   std::vector<float> zipf(300);
   for (size_t i = 0; i < zipf.size(); ++i)
     zipf[(i * 7) % 300] = static_cast<float>(-1.2 * std::log(i + 1.0));
@@ -603,7 +603,7 @@ TEST(SamplerExtra, MirostatMuStepByStep) {
   }
 }
 
-TEST(SamplerExtra, MirostatV2KeepsAtLeastTheMostLikely) {
+TEST(SamplerSteps, MirostatV2KeepsAtLeastTheMostLikely) {
   SamplerOptions o;
   o.mirostat = 2, o.mirostat_tau = 0;  // mu = 0: nothing has surprise <= 0 except p = 1
   EXPECT_EQ(support(probs_of(o, {1, 3, 3, 2})), (std::vector<size_t>{1}));
@@ -614,7 +614,7 @@ TEST(SamplerExtra, MirostatV2KeepsAtLeastTheMostLikely) {
   EXPECT_EQ(support(probs_of(o, logs({0.4, 0.3, 0.2, 0.1}))), (std::vector<size_t>{0, 1}));
 }
 
-TEST(SamplerExtra, DynatempHandWorked) {
+TEST(SamplerSteps, DynatempHandWorked) {
   // Uniform candidates: normalised entropy 1, T' = T + range; then top-p sees that temperature.
   const std::vector<float> x = {0, 0, 0, 0};
   SamplerOptions o;
@@ -640,7 +640,7 @@ TEST(SamplerExtra, DynatempHandWorked) {
   EXPECT_FALSE(smx::validate(bad).ok());
 }
 
-TEST(SamplerExtra, EpsilonAndEtaHandWorked) {
+TEST(SamplerSteps, EpsilonAndEtaHandWorked) {
   const auto x = logs({0.4, 0.3, 0.2, 0.1});
   SamplerOptions o;
   o.epsilon_cutoff = 0.15;
@@ -660,7 +660,7 @@ TEST(SamplerExtra, EpsilonAndEtaHandWorked) {
 // llama.cpp tests/test-sampling.cpp, test_dry(probs, last_tokens, expected,
 // multiplier, base, allowed_length, penalty_last_n, breakers): the expected
 // probabilities there are sorted; here they are by token.
-TEST(SamplerExtra, DryLlamaCppCases) {
+TEST(SamplerSteps, DryLlamaCppCases) {
   auto dry = [](std::vector<double> p, std::vector<int32_t> hist, float mult, float base,
                 int32_t allowed, int32_t last_n, std::vector<int32_t> breakers) {
     SamplerOptions o;
@@ -685,7 +685,7 @@ TEST(SamplerExtra, DryLlamaCppCases) {
          {0.2, 0.2, 0.2, 0.2, 0.2});
 }
 
-TEST(SamplerExtra, DryHandWorkedRepeatLengthsBreakersAndClamp) {
+TEST(SamplerSteps, DryHandWorkedRepeatLengthsBreakersAndClamp) {
   // llama.cpp's comment: "a b c c b c y a b c", repeat counts 0 0 3 1 0 2 0 0 0 0:
   // c would extend a repeat of 3, y one of 2, b one of 1 (below allowed 2).
   const std::vector<int32_t> h = {0, 1, 2, 2, 1, 2, 3, 0, 1, 2};  // a=0 b=1 c=2 y=3
@@ -720,7 +720,7 @@ TEST(SamplerExtra, DryHandWorkedRepeatLengthsBreakersAndClamp) {
   EXPECT_EQ(support(probs_of(o, {0, 0, 0}, {7, 9, 7, 9, 7, 9})).size(), 3u);
 }
 
-TEST(SamplerExtra, NoRepeatNgramBansAndAllBanned) {
+TEST(SamplerSteps, NoRepeatNgramBansAndAllBanned) {
   const std::vector<int32_t> h = {1, 2, 3, 1, 2};
   const std::vector<float> x = {0, 0, 0, 0, 0};
   SamplerOptions o;
@@ -802,7 +802,7 @@ std::vector<float> normal_scores(size_t n, double sigma, uint32_t seed) {
   return x;
 }
 
-TEST(SamplerExtra, ChiSquareOfXtcOverSampleCalls) {
+TEST(SamplerSteps, ChiSquareOfXtcOverSampleCalls) {
   // Each sample() call: with probability 0.3 the XTC distribution, else the
   // plain one; 1e5 calls against that mixture.
   const auto x = normal_scores(60, 1.2, 31);
@@ -849,7 +849,7 @@ TEST(SamplerExtra, ChiSquareOfXtcOverSampleCalls) {
   EXPECT_LT(fired, 8);
 }
 
-TEST(SamplerExtra, ChiSquareOfMirostatDraws) {
+TEST(SamplerSteps, ChiSquareOfMirostatDraws) {
   std::vector<float> zipf(2000);
   for (size_t i = 0; i < zipf.size(); ++i)
     zipf[(i * 13) % 2000] = static_cast<float>(-1.1 * std::log(i + 1.0));
@@ -872,7 +872,7 @@ TEST(SamplerExtra, ChiSquareOfMirostatDraws) {
 }
 
 // ---------------------------------------------------------------------------
-TEST(SamplerExtra, BadOptionsAreStatuses) {
+TEST(SamplerSteps, BadOptionsAreStatuses) {
   for (auto edit : std::vector<void (*)(SamplerOptions&)>{
            [](SamplerOptions& o) { o.top_n_sigma = -1; },
            [](SamplerOptions& o) { o.top_n_sigma = NAN; },
@@ -913,16 +913,16 @@ TEST(SamplerExtra, BadOptionsAreStatuses) {
   }
 }
 
-TEST(SamplerExtra, GoldenFileMatchesTheNativeBuild) {
-  std::ifstream f(std::string(SMX_GOLDEN_DIR) + "/sampler_extra.json", std::ios::binary);
-  ASSERT_TRUE(f.good()) << "tests/golden/sampler_extra.json missing: run make_sampler_extra_golden";
+TEST(SamplerSteps, GoldenFileMatchesTheNativeBuild) {
+  std::ifstream f(std::string(SMX_GOLDEN_DIR) + "/sampler_steps.json", std::ios::binary);
+  ASSERT_TRUE(f.good()) << "tests/golden/sampler_steps.json missing: run make_sampler_steps_golden";
   std::stringstream ss;
   ss << f.rdbuf();
-  EXPECT_TRUE(ss.str() == golden_extra::json()) << "tests/golden/sampler_extra.json differs from "
+  EXPECT_TRUE(ss.str() == golden_steps::json()) << "tests/golden/sampler_steps.json differs from "
                                                    "the native build; if the change is intended, "
-                                                   "regenerate it with make_sampler_extra_golden";
-  for (const auto& c : golden_extra::cases())
-    EXPECT_EQ(golden_extra::run(c).size(), c.draws) << c.name;
+                                                   "regenerate it with make_sampler_steps_golden";
+  for (const auto& c : golden_steps::cases())
+    EXPECT_EQ(golden_steps::run(c).size(), c.draws) << c.name;
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // The golden sampling cases of the further steps (top-n-sigma, XTC,
 // mirostat, dynatemp, epsilon, eta, DRY, no-repeat n-gram): (scores, options,
-// seed) -> the first 1,000 sampled indices. tools/make_sampler_extra_golden.cpp
-// writes tests/golden/sampler_extra.json from the native build;
-// sampler_extra_test.cpp checks that the file still matches it;
-// tests/js/sampler.extra.test.js checks both wasm builds. Scores: explicit or
+// seed) -> the first 1,000 sampled indices. tools/make_sampler_steps_golden.cpp
+// writes tests/golden/sampler_steps.json from the native build;
+// sampler_steps_test.cpp checks that the file still matches it;
+// tests/js/sampler.steps.test.js checks both wasm builds. Scores: explicit or
 // the hash formula of sampler_golden.h.
 #pragma once
 #include <cmath>
@@ -12,7 +12,7 @@
 
 #include "sampler_golden.h"
 
-namespace golden_extra {
+namespace golden_steps {
 
 struct Case {
   std::string name;
@@ -280,10 +280,10 @@ inline std::string options_json(const Case& c) {
 // was written with; the sequences, not the words, are what must not move).
 inline std::string json() {
   return golden::cases_json(
-      "softmax-wasm golden sequences of the sampler steps of issue 8, written by "
-      "tests/native/tools/make_sampler_extra_golden.cpp from the native build; hash scores: see "
+      "softmax-wasm golden sequences of the sampler steps beyond the basic filters, written by "
+      "tests/native/tools/make_sampler_steps_golden.cpp from the native build; hash scores: see "
       "tests/native/sampler_golden.h",
       cases(), options_json, run);
 }
 
-}  // namespace golden_extra
+}  // namespace golden_steps
