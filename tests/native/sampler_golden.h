@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -189,25 +190,29 @@ inline std::string num(double v, bool single) {
   return b;
 }
 
-inline std::string options_json(const Case& c) {
-  const smx::SamplerOptions d, &o = c.opts;
+// The numeric options that differ from the defaults, as JSON fields in the
+// option table's order (float32 options with 9 digits, float64 with 17).
+inline std::vector<std::string> changed_options_json(const smx::SamplerOptions& o) {
+  const smx::SamplerOptions d;
   std::vector<std::string> f;
+  auto text = [](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_same_v<T, float>) return num(v, true);
+    if constexpr (std::is_same_v<T, double>) return num(v, false);
+    if constexpr (std::is_integral_v<T>) return std::to_string(v);
+  };
+#define SMX_FIELD(js, member, ...) \
+  if (o.member != d.member) f.push_back(std::string("\"" #js "\": ") + text(o.member));
+  SMX_SAMPLER_NUMBERS(SMX_FIELD)
+#undef SMX_FIELD
+  return f;
+}
+
+inline std::string options_json(const Case& c) {
+  std::vector<std::string> f = changed_options_json(c.opts);
   auto add = [&](const char* k, const std::string& v) {
     f.push_back(std::string("\"") + k + "\": " + v);
   };
-  if (o.temperature != d.temperature) add("temperature", num(o.temperature, true));
-  if (o.top_k != d.top_k) add("topK", std::to_string(o.top_k));
-  if (o.top_p != d.top_p) add("topP", num(o.top_p, false));
-  if (o.min_p != d.min_p) add("minP", num(o.min_p, false));
-  if (o.typical_p != d.typical_p) add("typicalP", num(o.typical_p, false));
-  if (o.min_keep != d.min_keep) add("minKeep", std::to_string(o.min_keep));
-  if (o.repetition_penalty != d.repetition_penalty)
-    add("repetitionPenalty", num(o.repetition_penalty, true));
-  if (o.frequency_penalty != d.frequency_penalty)
-    add("frequencyPenalty", num(o.frequency_penalty, true));
-  if (o.presence_penalty != d.presence_penalty)
-    add("presencePenalty", num(o.presence_penalty, true));
-  if (o.penalty_last_n != d.penalty_last_n) add("penaltyLastN", std::to_string(o.penalty_last_n));
   if (!c.order.empty()) add("order", c.order);
   if (!c.bias.empty()) {
     std::string b = "{";

@@ -230,39 +230,10 @@ inline std::vector<int32_t> run(const Case& c) {
 }
 
 inline std::string options_json(const Case& c) {
-  using golden::num;
-  const smx::SamplerOptions d, &o = c.opts;
-  std::vector<std::string> f;
+  std::vector<std::string> f = golden::changed_options_json(c.opts);
   auto add = [&](const char* k, const std::string& v) {
     f.push_back(std::string("\"") + k + "\": " + v);
   };
-  if (o.temperature != d.temperature) add("temperature", num(o.temperature, true));
-  if (o.top_k != d.top_k) add("topK", std::to_string(o.top_k));
-  if (o.top_p != d.top_p) add("topP", num(o.top_p, false));
-  if (o.min_p != d.min_p) add("minP", num(o.min_p, false));
-  if (o.typical_p != d.typical_p) add("typicalP", num(o.typical_p, false));
-  if (o.min_keep != d.min_keep) add("minKeep", std::to_string(o.min_keep));
-  if (o.repetition_penalty != d.repetition_penalty)
-    add("repetitionPenalty", num(o.repetition_penalty, true));
-  if (o.top_n_sigma != d.top_n_sigma) add("topNSigma", num(o.top_n_sigma, false));
-  if (o.xtc_probability != d.xtc_probability) add("xtcProbability", num(o.xtc_probability, false));
-  if (o.xtc_threshold != d.xtc_threshold) add("xtcThreshold", num(o.xtc_threshold, false));
-  if (o.mirostat != d.mirostat) add("mirostat", std::to_string(o.mirostat));
-  if (o.mirostat_tau != d.mirostat_tau) add("mirostatTau", num(o.mirostat_tau, false));
-  if (o.mirostat_eta != d.mirostat_eta) add("mirostatEta", num(o.mirostat_eta, false));
-  if (o.dynatemp_range != d.dynatemp_range) add("dynatempRange", num(o.dynatemp_range, false));
-  if (o.dynatemp_exponent != d.dynatemp_exponent)
-    add("dynatempExponent", num(o.dynatemp_exponent, false));
-  if (o.epsilon_cutoff != d.epsilon_cutoff) add("epsilonCutoff", num(o.epsilon_cutoff, false));
-  if (o.eta_cutoff != d.eta_cutoff) add("etaCutoff", num(o.eta_cutoff, false));
-  if (o.dry_multiplier != d.dry_multiplier) add("dryMultiplier", num(o.dry_multiplier, true));
-  if (o.dry_base != d.dry_base) add("dryBase", num(o.dry_base, true));
-  if (o.dry_allowed_length != d.dry_allowed_length)
-    add("dryAllowedLength", std::to_string(o.dry_allowed_length));
-  if (o.dry_penalty_last_n != d.dry_penalty_last_n)
-    add("dryPenaltyLastN", std::to_string(o.dry_penalty_last_n));
-  if (o.no_repeat_ngram_size != d.no_repeat_ngram_size)
-    add("noRepeatNgramSize", std::to_string(o.no_repeat_ngram_size));
   auto ints = [](const std::vector<int32_t>& v) {
     std::string s = "[";
     for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
