@@ -130,6 +130,8 @@ await check(`size budget: SIMD .wasm + glue + JS API, gzip -9, <= ${budget} byte
   console.log(`     ${String(total.gzip).padStart(6)} B gz  total (budget ${budget})`);
   assert(rows.every((r) => r.shipped.every((f) => shipped.includes(f))), 'a core file is not in the tarball');
   assert(total.gzip <= budget, `${total.gzip} > ${budget}`);
+  const stated = Number(readFileSync(join(root, 'README.md'), 'utf8').match(/SIMD wasm \+ glue \+ JS API (\d+) KB gzipped/)?.[1]);
+  assert(Math.abs(stated * 1000 - total.gzip) < 1000, `the README says ${stated} KB gzipped; the files are ${total.gzip} bytes`);
 });
 
 await check("BENCHMARKS.md's size table is the current files (npm run bench -- --sizes --write)", () => {
