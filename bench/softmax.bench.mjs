@@ -44,6 +44,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { markedTable, sizeTable, withTable } from './sizes.mjs';
+import { makeTimer, median, mulberry32, normalScores, SAMPLER_CONFIGS, SAMPLER_N } from './timing.mjs';
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = join(BENCH, '..');
@@ -132,27 +133,6 @@ function nativeKernels() {
 
 // ---------------------------------------------------------------- inputs ----
 
-/** Seeded normal(mean 0, sd) float32 scores: xorshift32-based uniforms, Box-Muller. */
-function normalScores(n, seed, sd = 3) {
-  let s = seed >>> 0 || 1;
-  const uniform = () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return (s + 0.5) / 4294967296;
-  };
-  const x = new Float32Array(n);
-  for (let i = 0; i < n; i += 2) {
-    const r = Math.sqrt(-2 * Math.log(uniform()));
-    const a = 2 * Math.PI * uniform();
-    x[i] = sd * r * Math.cos(a);
-    if (i + 1 < n) x[i + 1] = sd * r * Math.sin(a);
-  }
-  return x;
-}
-
 /** float64 softmax of each row of x. */
 function referenceSoftmax(x, rows, n) {
   const y = new Float64Array(x.length);
@@ -229,67 +209,14 @@ function obviousSample(x, { temperature, topK, topP }, random) {
   return idx[keep - 1];
 }
 
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // ---------------------------------------------------------------- timing ----
 
 const ROUNDS = option('rounds', 3);
 const SAMPLES = QUICK ? 5 : 15;
 const SAMPLE_MS = QUICK ? 1 : 2;
 const WARM_MS = QUICK ? 10 : 40;
-let sink = 0;
-const median = (a) => {
-  const s = [...a].sort((p, q) => p - q);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const consume = (r) => {
-  sink += typeof r === 'number' ? r : r && r.length ? 1 : 0;
-};
-
-/** Median µs per call of one round; fn is sync or async (then awaited per call). */
-async function measure(fn, isAsync) {
-  const call = isAsync ? async () => consume(await fn()) : () => consume(fn());
-  let t = performance.now();
-  let calls = 0;
-  do {
-    await call();
-    calls++;
-  } while (performance.now() - t < WARM_MS || calls < 3);
-  const perCall = (performance.now() - t) / calls;
-  const reps = Math.max(1, Math.min(1e6, Math.ceil(SAMPLE_MS / perCall)));
-  const samples = [];
-  for (let s = 0; s < SAMPLES; s++) {
-    t = performance.now();
-    if (isAsync) for (let r = 0; r < reps; r++) consume(await fn());
-    else for (let r = 0; r < reps; r++) consume(fn());
-    samples.push(((performance.now() - t) * 1000) / reps);
-  }
-  return median(samples);
-}
-
-/**
- * Times every entry on one input, interleaved: round r runs the entries in an
- * order rotated by r. Returns Map name -> best-of-rounds µs.
- */
-async function timeInterleaved(entries) {
-  const best = new Map(entries.map((e) => [e.name, Infinity]));
-  for (let r = 0; r < ROUNDS; r++) {
-    for (let j = 0; j < entries.length; j++) {
-      const e = entries[(j + r) % entries.length];
-      best.set(e.name, Math.min(best.get(e.name), await measure(e.run, e.async)));
-    }
-  }
-  return best;
-}
+const timer = makeTimer({ rounds: ROUNDS, samples: SAMPLES, sampleMs: SAMPLE_MS, warmMs: WARM_MS });
+const { timeInterleaved } = timer;
 
 // ------------------------------------------------------------ formatting ----
 
@@ -530,6 +457,42 @@ async function benchSoftmax(peers) {
   return results;
 }
 
+// --------------------------------------------------------------- binding ----
+
+/** Per warm call: each bound C++ function through Embind and as a direct wasm call (bench/binding.mjs). */
+async function benchBinding(sm) {
+  const { bindingRows } = await import('./binding.mjs');
+  const { rows, dispose } = await bindingRows(sm);
+  const entries = [{ name: 'empty', run: () => 0 }];
+  for (const [i, r] of rows.entries()) {
+    entries.push({ name: `embind ${i}`, run: r.embind }, { name: `direct ${i}`, run: r.direct }, { name: `api ${i}`, run: r.api });
+  }
+  // Calls of tens of ns: more rounds than the other cells, still cheap (~5 s).
+  const rounds = Math.max(ROUNDS, 5);
+  log(`binding: ${entries.length} entries × ${rounds} rounds`);
+  const best = await makeTimer({ rounds, samples: SAMPLES, sampleMs: SAMPLE_MS, warmMs: WARM_MS }).timeInterleaved(entries);
+  dispose();
+  const ns = (k) => best.get(k) * 1000;
+  const f = (v) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
+  out('### Binding cost (ns per warm call)');
+  out();
+  out(
+    `SIMD build, best of ${rounds} rounds. "direct" calls the wasm function that Embind's invoker calls (found through ` +
+      '`Module.asm`\'s function table, bench/binding.mjs), "Embind" the bound function as web/src/ calls it, on the same ' +
+      'instance and the same inputs staged in wasm memory; "public API" is the library call doing the same work from JS ' +
+      `values (validation, staging, result). Every figure includes the timing loop's own cost: ${f(ns('empty'))} ns for an empty closure.`,
+  );
+  out();
+  out('| call | direct wasm call | Embind | Embind − direct | public API call | public API |');
+  out('|---|---:|---:|---:|---|---:|');
+  for (const [i, r] of rows.entries()) {
+    const e = ns(`embind ${i}`);
+    const d = ns(`direct ${i}`);
+    out(`| ${r.label} | ${f(d)} | ${f(e)} | ${f(e - d)} | ${r.apiLabel} | ${f(ns(`api ${i}`))} |`);
+  }
+  out();
+}
+
 // --------------------------------------------------------------- sampler ----
 
 const SAMPLER_SIZES = [32000, 128256, 151936];
@@ -591,36 +554,6 @@ async function benchSampler({ simd, base, hf }) {
   });
   await benchSamplerConfigurations({ simd, base, hf });
 }
-
-// The sampler configurations of the speed table (BENCHMARKS.md, "Sampling one
-// token: every configuration"), as bench/sampler_bench.cpp times them natively.
-const HISTORY_64 = Array.from({ length: 64 }, (_, i) => (i * 7919 + (i % 3) * 13) % 1000);
-const HISTORY_256 = Array.from({ length: 256 }, (_, i) => (i * 7919 + (i % 3) * 13) % 1000);
-const PENALTIES = { repetitionPenalty: 1.1, frequencyPenalty: 0.1, presencePenalty: 0.1 };
-const SAMPLER_CONFIGS = [
-  ['no filters (T = 1)', {}],
-  ['topP 0.9', { topP: 0.9 }],
-  ['minP 0.05', { minP: 0.05 }],
-  ['typicalP 0.9', { typicalP: 0.9 }],
-  ['topNSigma 1', { topNSigma: 1 }],
-  ['epsilonCutoff 3e-4', { epsilonCutoff: 3e-4 }],
-  ['etaCutoff 3e-4', { etaCutoff: 3e-4 }],
-  ['mirostat 2', { mirostat: 2 }],
-  ['dynatempRange 0.5', { dynatempRange: 0.5 }],
-  ['XTC 0.5 / 0.1', { xtcProbability: 0.5, xtcThreshold: 0.1 }],
-  ['penalties (rep 1.1, freq 0.1, pres 0.1, 64-token history) + topK 40', { ...PENALTIES, topK: 40, history: HISTORY_64 }],
-  ['T 0.7, topP 0.9, minP 0.05', { temperature: 0.7, topP: 0.9, minP: 0.05 }],
-  [
-    'every step on, llama.cpp order',
-    {
-      temperature: 0.8, topK: 40, topP: 0.95, minP: 0.02, typicalP: 0.97, topNSigma: 3, xtcProbability: 0.5, xtcThreshold: 0.1,
-      mirostat: 2, mirostatTau: 5, dynatempRange: 0.3, epsilonCutoff: 1e-4, etaCutoff: 1e-4, dryMultiplier: 0.8,
-      noRepeatNgramSize: 3, ...PENALTIES, history: HISTORY_256, order: 'llama.cpp',
-    },
-  ],
-  ['T 0.8, topK 40, topP 0.95', { temperature: 0.8, topK: 40, topP: 0.95 }],
-  ['greedy (T = 0)', { temperature: 0 }],
-];
 
 /**
  * The obvious JavaScript for a whole chain: a Float64Array copy, the
@@ -771,7 +704,7 @@ function transformersFor(hf, label, opts) {
  * transformers.js where it has the steps; interleaved per configuration.
  */
 async function benchSamplerConfigurations({ simd, base, hf }) {
-  const n = 151936;
+  const n = SAMPLER_N;
   const x = normalScores(n, 0x5eed);
   const rows = [];
   for (const [label, opts] of QUICK ? SAMPLER_CONFIGS.filter((_, i) => i % 4 === 0) : SAMPLER_CONFIGS) {
@@ -893,7 +826,7 @@ async function main() {
   if (ONLY_SAMPLER) return;
   if (!argv.has('--no-startup')) reportStartup();
   reportSizes();
-  log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s (sink ${sink > 0})`);
+  log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s (sink ${timer.sink() > 0})`);
 }
 
 if (argv.has('--sizes')) sizesOnly();
