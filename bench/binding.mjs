@@ -18,10 +18,10 @@
 // segments, so they hold for a second, unwrapped instance, which is the one
 // timed. That instance's direct results are checked against its Embind
 // results before anything is timed.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-
-const dist = (f) => fileURLToPath(new URL(`../web/dist/${f}`, import.meta.url));
+//
+// No Node or DOM APIs: the Node benchmark and the browser page both use it,
+// each passing the build's glue factory and compiled module.
+import { Softmax } from '../web/src/softmax.js';
 
 async function start(create, wasmModule, wrapImport) {
   return create({
@@ -47,12 +47,11 @@ function cString(heap, p) {
 }
 
 /**
- * One instance of web/dist/softmax-<variant>.wasm and, for the named
- * bindings, the wasm functions Embind calls: { m, table, fn(name), method(name) }.
+ * One instance of a build (create: the default export of its glue, wasmModule:
+ * its compiled .wasm) and, for the named bindings, the wasm functions Embind
+ * calls: { m, table, fn(name), method(name) }.
  */
-export async function bindingTargets(variant = 'simd') {
-  const { default: create } = await import(dist(`softmax-${variant}.js`));
-  const wasmModule = await WebAssembly.compile(readFileSync(dist(`softmax-${variant}.wasm`)));
+export async function bindingTargets(create, wasmModule) {
 
   const calls = [];
   const recorded = await start(create, wasmModule, (k, f) => (...args) => {
@@ -87,24 +86,24 @@ export async function bindingTargets(variant = 'simd') {
  * The rows of the binding table: per operation, the same C++ function called
  * through its Embind closure and directly (same instance, same heap inputs),
  * and the public API call for the same work on `sm`, the library's own
- * loaded module. Resolves to [{ label, embind, direct, api, apiLabel }].
+ * loaded module (SIMD build). Resolves to { rows: [{ label, embind, direct,
+ * api, apiLabel }], dispose() }.
  */
-export async function bindingRows(sm) {
-  const { m, fn, method } = await bindingTargets('simd');
-  const { Softmax } = await import('../web/src/softmax.js');
+export async function bindingRows(sm, { create, wasmModule }) {
+  const { m, fn, method } = await bindingTargets(create, wasmModule);
   // Two samplers configured through the public API on this instance, one
   // seed: their Embind handles (and so the C++ objects' addresses) are caught
   // as the API creates them.
   const handles = [];
-  const create = m.Sampler.create;
+  const createSampler = m.Sampler.create;
   m.Sampler.create = (...a) => {
-    const h = create(...a);
+    const h = createSampler(...a);
     handles.push(h);
     return h;
   };
   const own = new Softmax(m);
   const keep = [own.createSampler({ seed: 42 }), own.createSampler({ seed: 42 })];
-  m.Sampler.create = create;
+  m.Sampler.create = createSampler;
   const [viaEmbind, viaDirect] = handles;
 
   const p = m._malloc(256);
@@ -170,4 +169,39 @@ export async function bindingRows(sm) {
       m._free(p);
     },
   };
+}
+
+/**
+ * Times the rows of bindingRows() interleaved (an empty closure beside them:
+ * the timing loop's own cost) with `timer` (bench/timing.mjs). Resolves to
+ * { rounds, emptyNs, rows: [{ label, apiLabel, directNs, embindNs, apiNs }] }.
+ */
+export async function timeBinding(sm, build, timer) {
+  const { rows, dispose } = await bindingRows(sm, build);
+  const entries = [{ name: 'empty', run: () => 0 }];
+  for (const [i, r] of rows.entries()) {
+    entries.push({ name: `embind ${i}`, run: r.embind }, { name: `direct ${i}`, run: r.direct }, { name: `api ${i}`, run: r.api });
+  }
+  let best;
+  try {
+    best = await timer.timeInterleaved(entries);
+  } finally {
+    dispose();
+  }
+  const ns = (k) => best.get(k) * 1000;
+  return {
+    rounds: timer.rounds,
+    emptyNs: ns('empty'),
+    rows: rows.map((r, i) => ({ label: r.label, apiLabel: r.apiLabel, directNs: ns(`direct ${i}`), embindNs: ns(`embind ${i}`), apiNs: ns(`api ${i}`) })),
+  };
+}
+
+/** The Markdown table of a timeBinding() result. */
+export function bindingTable({ rows }) {
+  const f = (v) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1));
+  return [
+    '| call | direct wasm call | Embind | Embind − direct | public API call | public API |',
+    '|---|---:|---:|---:|---|---:|',
+    ...rows.map((r) => `| ${r.label} | ${f(r.directNs)} | ${f(r.embindNs)} | ${f(r.embindNs - r.directNs)} | ${r.apiLabel} | ${f(r.apiNs)} |`),
+  ].join('\n');
 }

@@ -1,6 +1,7 @@
 // `npm run bench -- --browsers`: the softmax and sampler rows in real browsers.
 //
-// Serves the repository root (only web/, bench/browser/, bench/timing.mjs and
+// Serves the repository root (only web/, bench/browser/, bench/timing.mjs,
+// bench/binding.mjs and
 // TF.js's files in bench/node_modules) on 127.0.0.1 with sirv, cross-origin
 // isolated (COOP same-origin + COEP require-corp: performance.now() is then
 // precise to a few µs instead of 100 µs in Chromium or 1 ms in Firefox),
@@ -13,10 +14,11 @@ import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
 
 import { launch } from '../tests/browser/engines.mjs';
+import { bindingTable } from './binding.mjs';
 import { SAMPLER_CONFIGS } from './timing.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SERVED = ['/web/', '/bench/browser/', '/bench/timing.mjs', '/bench/node_modules/@tensorflow/'];
+const SERVED = ['/web/', '/bench/browser/', '/bench/timing.mjs', '/bench/binding.mjs', '/bench/node_modules/@tensorflow/'];
 const ISOLATION = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
@@ -93,6 +95,8 @@ export async function benchBrowsers({ engines = ['chromium', 'firefox'], rounds 
           log(`${name}: softmax N = ${s.label}`);
           softmax.push({ ...s, ...(await page.evaluate((a) => window.bench.softmax(a), { rows: s.rows, n: s.n, seed: 0x5eed + si })) });
         }
+        log(`${name}: binding cost`);
+        const binding = await page.evaluate((o) => window.bench.binding(o), { rounds: Math.max(rounds, 5), quick });
         const sampler = [];
         const indices = SAMPLER_CONFIGS.map((_, i) => i).filter((i) => !quick || i % 4 === 0);
         for (const index of indices) {
@@ -102,7 +106,7 @@ export async function benchBrowsers({ engines = ['chromium', 'firefox'], rounds 
         const errors = await page.errors();
         if (errors.length) log(`${name}: page errors: ${errors.join('; ')}`);
         await page.close();
-        results.push({ name, label: browser.label, info, softmax, sampler });
+        results.push({ name, label: browser.label, info, softmax, binding, sampler });
       } catch (e) {
         log(`${name}: failed: ${e.stack}`);
         results.push({ name, label: browser.label, error: e.message.split('\n')[0] });
@@ -164,6 +168,10 @@ function report(results, rounds) {
     out();
     const diffs = r.softmax.map((s) => s.maxAbsDiffVsTf).filter((d) => d !== null);
     if (diffs.length) out(`Largest |ours − TF.js| over the outputs: ${Math.max(...diffs).toExponential(1)}.`);
+    out();
+    out(`**Binding cost, ns per warm call (best of ${r.binding.rounds} rounds; the timing loop's empty closure: ${r.binding.emptyNs.toFixed(1)} ns)**`);
+    out();
+    out(bindingTable(r.binding));
     out();
   }
   const ran = results.filter((r) => !r.error);

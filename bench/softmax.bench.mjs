@@ -17,11 +17,20 @@ Options:
   --no-startup     skip start-up timing in fresh processes
   --only-sampler   the sampling rows alone (no kernels, softmax, start-up or sizes)
   --only-configs   with --only-sampler: the sampler configuration table alone
+  --no-binding     skip the binding-cost rows (Embind against a direct wasm call)
+  --only-binding   the binding-cost rows alone (seconds)
+  --browsers[=LIST]       also run the softmax and sampler rows in headless browsers
+                   (LIST: chromium,firefox,webkit; default all three)
+  --only-browsers[=LIST]  the browser rows alone
   --sizes          only the download-size table (no timing; seconds)
   --sizes --write  the same, written into BENCHMARKS.md between <!-- sizes --> and <!-- /sizes -->
   --help           this text
 `;
-const KNOWN = ['--quick', '--no-native', '--no-sampler', '--no-startup', '--only-sampler', '--only-configs', '--sizes', '--write', '--help', '-h'];
+const KNOWN = [
+  '--quick', '--no-native', '--no-sampler', '--no-startup', '--only-sampler', '--only-configs', '--no-binding', '--only-binding',
+  '--browsers', '--only-browsers', '--sizes', '--write', '--help', '-h',
+];
+const BROWSERS = ['chromium', 'firefox', 'webkit'];
 //
 // 1. installs bench/'s own devDependencies (npm ci) when bench/node_modules is
 //    missing or older than bench/package-lock.json; builds web/dist (npm run
@@ -54,12 +63,20 @@ if (argv.has('--help') || argv.has('-h')) {
   process.stdout.write(USAGE);
   process.exit(0);
 }
-const unknown = [...argv].filter((a) => !KNOWN.includes(a) && !/^--rounds=\d+$/.test(a));
+const unknown = [...argv].filter(
+  (a) => !KNOWN.includes(a) && !/^--rounds=\d+$/.test(a) && !new RegExp(`^--(only-)?browsers=(${BROWSERS.join('|')})(,(${BROWSERS.join('|')}))*$`).test(a),
+);
 if (unknown.length) {
   process.stderr.write(`bench: unknown option ${unknown.join(', ')}\n\n${USAGE}`);
   process.exit(2);
 }
 const QUICK = argv.has('--quick');
+/** The engines of --browsers / --only-browsers, or null. */
+const browsersOption = () => {
+  const a = process.argv.find((v) => /^--(only-)?browsers(=|$)/.test(v));
+  if (a === undefined) return null;
+  return a.includes('=') ? a.slice(a.indexOf('=') + 1).split(',') : BROWSERS;
+};
 const option = (name, fallback) => {
   const a = process.argv.find((v) => v.startsWith(`--${name}=`));
   return a === undefined ? fallback : Number(a.slice(name.length + 3));
@@ -461,35 +478,23 @@ async function benchSoftmax(peers) {
 
 /** Per warm call: each bound C++ function through Embind and as a direct wasm call (bench/binding.mjs). */
 async function benchBinding(sm) {
-  const { bindingRows } = await import('./binding.mjs');
-  const { rows, dispose } = await bindingRows(sm);
-  const entries = [{ name: 'empty', run: () => 0 }];
-  for (const [i, r] of rows.entries()) {
-    entries.push({ name: `embind ${i}`, run: r.embind }, { name: `direct ${i}`, run: r.direct }, { name: `api ${i}`, run: r.api });
-  }
+  const { timeBinding, bindingTable } = await import('./binding.mjs');
+  const { default: create } = await import('../web/dist/softmax-simd.js');
+  const wasmModule = await WebAssembly.compile(readFileSync(join(ROOT, 'web/dist/softmax-simd.wasm')));
   // Calls of tens of ns: more rounds than the other cells, still cheap (~5 s).
   const rounds = Math.max(ROUNDS, 5);
-  log(`binding: ${entries.length} entries × ${rounds} rounds`);
-  const best = await makeTimer({ rounds, samples: SAMPLES, sampleMs: SAMPLE_MS, warmMs: WARM_MS }).timeInterleaved(entries);
-  dispose();
-  const ns = (k) => best.get(k) * 1000;
-  const f = (v) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
+  log(`binding: 13 entries × ${rounds} rounds`);
+  const r = await timeBinding(sm, { create, wasmModule }, makeTimer({ rounds, samples: SAMPLES, sampleMs: SAMPLE_MS, warmMs: WARM_MS }));
   out('### Binding cost (ns per warm call)');
   out();
   out(
     `SIMD build, best of ${rounds} rounds. "direct" calls the wasm function that Embind's invoker calls (found through ` +
       '`Module.asm`\'s function table, bench/binding.mjs), "Embind" the bound function as web/src/ calls it, on the same ' +
       'instance and the same inputs staged in wasm memory; "public API" is the library call doing the same work from JS ' +
-      `values (validation, staging, result). Every figure includes the timing loop's own cost: ${f(ns('empty'))} ns for an empty closure.`,
+      `values (validation, staging, result). Every figure includes the timing loop's own cost: ${r.emptyNs.toFixed(1)} ns for an empty closure.`,
   );
   out();
-  out('| call | direct wasm call | Embind | Embind − direct | public API call | public API |');
-  out('|---|---:|---:|---:|---|---:|');
-  for (const [i, r] of rows.entries()) {
-    const e = ns(`embind ${i}`);
-    const d = ns(`direct ${i}`);
-    out(`| ${r.label} | ${f(d)} | ${f(e)} | ${f(e - d)} | ${r.apiLabel} | ${f(ns(`api ${i}`))} |`);
-  }
+  out(bindingTable(r));
   out();
 }
 
@@ -778,6 +783,28 @@ function checkSamples(x, c, oursSample) {
 
 // ------------------------------------------------------------------ main ----
 
+async function runBrowsers(engines) {
+  const { benchBrowsers } = await import('./browsers.mjs');
+  const { markdown } = await benchBrowsers({ engines, rounds: ROUNDS, quick: QUICK, log });
+  out(markdown);
+}
+
+/** --only-binding, --only-browsers: one section, with the run's header line. */
+async function oneSection() {
+  const t0 = performance.now();
+  ensureDependencies();
+  ensureWasmBuild();
+  out(`${new Date().toISOString()} · Node ${process.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'} · ${process.platform}-${process.arch}${QUICK ? ' · **--quick**' : ''}`);
+  out();
+  if (argv.has('--only-binding')) {
+    const { load } = await import('../web/src/node.js');
+    await benchBinding(await load({ simd: true }));
+  } else {
+    await runBrowsers(browsersOption());
+  }
+  log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s (sink ${timer.sink() > 0})`);
+}
+
 async function main() {
   const t0 = performance.now();
   ensureDependencies();
@@ -822,12 +849,16 @@ async function main() {
   if (peers.tf) log(`TF.js backend: ${peers.tf.getBackend()}`);
   if (!ONLY_SAMPLER) reportNative(native);
   if (!ONLY_SAMPLER) await benchSoftmax(peers);
+  if (!ONLY_SAMPLER && !argv.has('--no-binding')) await benchBinding(simd);
   if (!argv.has('--no-sampler')) await benchSampler(peers);
   if (ONLY_SAMPLER) return;
   if (!argv.has('--no-startup')) reportStartup();
+  const engines = browsersOption();
+  if (engines) await runBrowsers(engines);
   reportSizes();
   log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s (sink ${timer.sink() > 0})`);
 }
 
 if (argv.has('--sizes')) sizesOnly();
+else if (argv.has('--only-binding') || process.argv.some((a) => a.startsWith('--only-browsers'))) await oneSection();
 else await main();

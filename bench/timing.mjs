@@ -63,7 +63,17 @@ export function makeTimer({ rounds = 3, samples = 15, sampleMs = 2, warmMs = 40,
       calls++;
     } while (now() - t < warmMs || calls < 3);
     const perCall = (now() - t) / calls;
-    const reps = Math.max(1, Math.min(1e6, Math.ceil(sampleMs / perCall)));
+    let reps = Math.max(1, Math.min(1e7, Math.ceil(sampleMs / perCall)));
+    // A call that got much faster during the warm-up (JIT tiers) makes the
+    // estimate too high and a sample too short for a coarse timer (20 µs in
+    // Firefox): grow reps until a sample lasts at least half of sampleMs.
+    for (;;) {
+      t = now();
+      if (isAsync) for (let r = 0; r < reps; r++) consume(await fn());
+      else for (let r = 0; r < reps; r++) consume(fn());
+      if (now() - t >= sampleMs / 2 || reps >= 1e7) break;
+      reps = Math.min(1e7, reps * 4);
+    }
     const times = [];
     for (let s = 0; s < samples; s++) {
       t = now();

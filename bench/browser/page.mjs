@@ -8,7 +8,9 @@
 // Outputs are preallocated wherever the API allows it: a fresh output array
 // per call mostly measures the page faults of new memory (~11 µs per 4 KiB
 // on the machines this ran on), not the softmax.
+import createSimd from '../../web/dist/softmax-simd.js';
 import { load } from '../../web/src/index.js';
+import { timeBinding } from '../binding.mjs';
 import { makeTimer, normalScores, SAMPLER_CONFIGS, SAMPLER_N } from '../timing.mjs';
 
 const tf = globalThis.tf;
@@ -133,5 +135,12 @@ async function sampler({ index, seed }) {
   return { label, greedy, us: Object.fromEntries(best) };
 }
 
-window.bench = { setup, softmax, sampler, configs: SAMPLER_CONFIGS.length };
+/** The binding rows (bench/binding.mjs): Embind against a direct wasm call, ns. */
+async function binding({ rounds, quick }) {
+  const wasmModule = await WebAssembly.compileStreaming(fetch(new URL('../../web/dist/softmax-simd.wasm', import.meta.url)));
+  const timer = makeTimer(quick ? { rounds, samples: 5, sampleMs: 1, warmMs: 10 } : { rounds });
+  return timeBinding(state.simd, { create: createSimd, wasmModule }, timer);
+}
+
+window.bench = { setup, softmax, sampler, binding, configs: SAMPLER_CONFIGS.length };
 document.documentElement.dataset.ready = '1';
