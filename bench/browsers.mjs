@@ -1,8 +1,8 @@
 // `npm run bench -- --browsers`: the softmax and sampler rows in real browsers.
 //
 // Serves the repository root (only web/, bench/browser/, bench/timing.mjs,
-// bench/binding.mjs and
-// TF.js's files in bench/node_modules) on 127.0.0.1 with sirv, cross-origin
+// bench/binding.mjs and TF.js's files in bench/node_modules) on 127.0.0.1
+// with sirv (the demo server's dependency), cross-origin
 // isolated (COOP same-origin + COEP require-corp: performance.now() is then
 // precise to a few µs instead of 100 µs in Chromium or 1 ms in Firefox),
 // opens bench/browser/index.html in each engine through
@@ -15,7 +15,7 @@ import sirv from 'sirv';
 
 import { launch } from '../tests/browser/engines.mjs';
 import { bindingTable } from './binding.mjs';
-import { SAMPLER_CONFIGS } from './timing.mjs';
+import { fmtRatio, fmtUs, SAMPLER_CONFIGS, SOFTMAX_SIZES } from './timing.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVED = ['/web/', '/bench/browser/', '/bench/timing.mjs', '/bench/binding.mjs', '/bench/node_modules/@tensorflow/'];
@@ -24,16 +24,6 @@ const ISOLATION = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
-
-export const SOFTMAX_SIZES = [
-  { label: '3', rows: 1, n: 3 },
-  { label: '1000', rows: 1, n: 1000 },
-  { label: '32000', rows: 1, n: 32000 },
-  { label: '128256', rows: 1, n: 128256 },
-  { label: '151936', rows: 1, n: 151936 },
-  { label: '262144', rows: 1, n: 262144 },
-  { label: '64×1024', rows: 64, n: 1024 },
-];
 
 /** The static server; resolves to { url, close() }. */
 export async function serveBenchPage() {
@@ -66,9 +56,6 @@ export async function serveBenchPage() {
       }),
   };
 }
-
-const fmtUs = (v) => (v === undefined || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
-const fmtRatio = (v) => (v === undefined || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 
 /** Runs every engine in `engines` in turn; resolves to { markdown, results }. */
 export async function benchBrowsers({ engines = ['chromium', 'firefox'], rounds = 3, quick = false, log = () => {} } = {}) {

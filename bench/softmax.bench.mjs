@@ -53,7 +53,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { markedTable, sizeTable, withTable } from './sizes.mjs';
-import { makeTimer, median, mulberry32, normalScores, SAMPLER_CONFIGS, SAMPLER_N } from './timing.mjs';
+import { fmtRatio, fmtUs, makeTimer, median, mulberry32, normalScores, SAMPLER_CONFIGS, SAMPLER_N, SOFTMAX_SIZES } from './timing.mjs';
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = join(BENCH, '..');
@@ -237,9 +237,6 @@ const { timeInterleaved } = timer;
 
 // ------------------------------------------------------------ formatting ----
 
-const fmtUs = (v) =>
-  v === undefined || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3);
-const fmtRatio = (v) => (v === undefined || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 const fmtErr = (v) => (v === undefined ? '–' : Number.isNaN(v) ? 'NaN' : v === 0 ? '0' : v.toExponential(1));
 const fmtRate = (v) => (v === undefined || !Number.isFinite(v) ? '–' : v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.toFixed(2) : v.toFixed(3));
 
@@ -335,15 +332,6 @@ function reportNative(json) {
 
 // --------------------------------------------------------------- softmax ----
 
-const SOFTMAX_SIZES = [
-  { label: '3', rows: 1, n: 3 },
-  { label: '1000', rows: 1, n: 1000 },
-  { label: '32000', rows: 1, n: 32000 },
-  { label: '128256', rows: 1, n: 128256 },
-  { label: '151936', rows: 1, n: 151936 },
-  { label: '262144', rows: 1, n: 262144 },
-  { label: '64×1024', rows: 64, n: 1024 },
-];
 const OURS = 'ours SIMD, `out`';
 
 async function softmaxEntries({ simd, base, tf, ortPeer, hf, floor }, x, rows, n) {

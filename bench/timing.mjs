@@ -99,6 +99,22 @@ export function makeTimer({ rounds = 3, samples = 15, sampleMs = 2, warmMs = 40,
   return { measure, timeInterleaved, rounds, sink: () => sink };
 }
 
+/** µs with 3 significant digits or so; '–' for a missing figure. */
+export const fmtUs = (v) =>
+  v === undefined || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3);
+export const fmtRatio = (v) => (v === undefined || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+
+/** The softmax sizes of the report: rows × n. */
+export const SOFTMAX_SIZES = [
+  { label: '3', rows: 1, n: 3 },
+  { label: '1000', rows: 1, n: 1000 },
+  { label: '32000', rows: 1, n: 32000 },
+  { label: '128256', rows: 1, n: 128256 },
+  { label: '151936', rows: 1, n: 151936 },
+  { label: '262144', rows: 1, n: 262144 },
+  { label: '64×1024', rows: 64, n: 1024 },
+];
+
 // The sampler configurations of the speed table (BENCHMARKS.md, "Sampling one
 // token: every configuration"), as bench/sampler_bench.cpp times them natively.
 const HISTORY_64 = Array.from({ length: 64 }, (_, i) => (i * 7919 + (i % 3) * 13) % 1000);
