@@ -19,9 +19,12 @@ Options:
   --only-configs   with --only-sampler: the sampler configuration table alone
   --no-binding     skip the binding-cost rows (Embind against a direct wasm call)
   --only-binding   the binding-cost rows alone (seconds)
-  --browsers[=LIST]       also run the softmax and sampler rows in headless browsers
-                   (LIST: chromium,firefox,webkit; default all three)
-  --only-browsers[=LIST]  the browser rows alone
+  --browsers[=LIST]
+                   also the softmax, binding and sampler rows in headless browsers
+                   (bench/browsers.mjs; LIST: any of chromium,firefox,webkit, comma-
+                   separated; default all three; about 1.5 minutes per browser)
+  --only-browsers[=LIST]
+                   the browser rows alone
   --sizes          only the download-size table (no timing; seconds)
   --sizes --write  the same, written into BENCHMARKS.md between <!-- sizes --> and <!-- /sizes -->
   --help           this text
@@ -41,11 +44,14 @@ const BROWSERS = ['chromium', 'firefox', 'webkit'];
 // 3. times ours (SIMD and baseline, with and without `out`) and each peer on the
 //    same seeded normal(0, 3) float32 scores, interleaved: per cell, a warm-up,
 //    then 3 rounds of 15 samples; a sample times enough calls to last ~2 ms; a
-//    round's figure is the median sample, the cell's the best of the 3 rounds;
+//    round's figure is the median sample, the cell's the best of the 3 rounds
+//    (bench/timing.mjs);
 // 4. prints median µs, elements/ns, ratio peer/ours and the max relative error
 //    against a float64 reference (over reference outputs >= 1e-30);
-// 5. times sampling one token (when sm.createSampler exists), start-up in fresh
-//    processes, and the gzip -9 sizes (bench/sizes.mjs).
+// 5. times each Embind-bound call against a direct call of the wasm function
+//    it reaches (bench/binding.mjs), sampling one token, start-up in fresh
+//    processes, with --browsers the browser rows (bench/browsers.mjs), and the
+//    gzip -9 sizes (bench/sizes.mjs).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
