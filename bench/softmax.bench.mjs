@@ -17,11 +17,23 @@ Options:
   --no-startup     skip start-up timing in fresh processes
   --only-sampler   the sampling rows alone (no kernels, softmax, start-up or sizes)
   --only-configs   with --only-sampler: the sampler configuration table alone
+  --no-binding     skip the binding-cost rows (Embind against a direct wasm call)
+  --only-binding   the binding-cost rows alone (seconds)
+  --browsers[=LIST]
+                   also the softmax, binding and sampler rows in headless browsers
+                   (bench/browsers.mjs; LIST: any of chromium,firefox,webkit, comma-
+                   separated; default all three; about 1.5 minutes per browser)
+  --only-browsers[=LIST]
+                   the browser rows alone
   --sizes          only the download-size table (no timing; seconds)
   --sizes --write  the same, written into BENCHMARKS.md between <!-- sizes --> and <!-- /sizes -->
   --help           this text
 `;
-const KNOWN = ['--quick', '--no-native', '--no-sampler', '--no-startup', '--only-sampler', '--only-configs', '--sizes', '--write', '--help', '-h'];
+const KNOWN = [
+  '--quick', '--no-native', '--no-sampler', '--no-startup', '--only-sampler', '--only-configs', '--no-binding', '--only-binding',
+  '--browsers', '--only-browsers', '--sizes', '--write', '--help', '-h',
+];
+const BROWSERS = ['chromium', 'firefox', 'webkit'];
 //
 // 1. installs bench/'s own devDependencies (npm ci) when bench/node_modules is
 //    missing or older than bench/package-lock.json; builds web/dist (npm run
@@ -32,11 +44,14 @@ const KNOWN = ['--quick', '--no-native', '--no-sampler', '--no-startup', '--only
 // 3. times ours (SIMD and baseline, with and without `out`) and each peer on the
 //    same seeded normal(0, 3) float32 scores, interleaved: per cell, a warm-up,
 //    then 3 rounds of 15 samples; a sample times enough calls to last ~2 ms; a
-//    round's figure is the median sample, the cell's the best of the 3 rounds;
+//    round's figure is the median sample, the cell's the best of the 3 rounds
+//    (bench/timing.mjs);
 // 4. prints median µs, elements/ns, ratio peer/ours and the max relative error
 //    against a float64 reference (over reference outputs >= 1e-30);
-// 5. times sampling one token (when sm.createSampler exists), start-up in fresh
-//    processes, and the gzip -9 sizes (bench/sizes.mjs).
+// 5. times each Embind-bound call against a direct call of the wasm function
+//    it reaches (bench/binding.mjs), sampling one token, start-up in fresh
+//    processes, with --browsers the browser rows (bench/browsers.mjs), and the
+//    gzip -9 sizes (bench/sizes.mjs).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -44,6 +59,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { markedTable, sizeTable, withTable } from './sizes.mjs';
+import { fmtRatio, fmtUs, makeTimer, median, mulberry32, normalScores, SAMPLER_CONFIGS, SAMPLER_N, SOFTMAX_SIZES } from './timing.mjs';
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url));
 const ROOT = join(BENCH, '..');
@@ -53,12 +69,20 @@ if (argv.has('--help') || argv.has('-h')) {
   process.stdout.write(USAGE);
   process.exit(0);
 }
-const unknown = [...argv].filter((a) => !KNOWN.includes(a) && !/^--rounds=\d+$/.test(a));
+const unknown = [...argv].filter(
+  (a) => !KNOWN.includes(a) && !/^--rounds=\d+$/.test(a) && !new RegExp(`^--(only-)?browsers=(${BROWSERS.join('|')})(,(${BROWSERS.join('|')}))*$`).test(a),
+);
 if (unknown.length) {
   process.stderr.write(`bench: unknown option ${unknown.join(', ')}\n\n${USAGE}`);
   process.exit(2);
 }
 const QUICK = argv.has('--quick');
+/** The engines of --browsers / --only-browsers, or null. */
+const browsersOption = () => {
+  const a = process.argv.find((v) => /^--(only-)?browsers(=|$)/.test(v));
+  if (a === undefined) return null;
+  return a.includes('=') ? a.slice(a.indexOf('=') + 1).split(',') : BROWSERS;
+};
 const option = (name, fallback) => {
   const a = process.argv.find((v) => v.startsWith(`--${name}=`));
   return a === undefined ? fallback : Number(a.slice(name.length + 3));
@@ -131,27 +155,6 @@ function nativeKernels() {
 }
 
 // ---------------------------------------------------------------- inputs ----
-
-/** Seeded normal(mean 0, sd) float32 scores: xorshift32-based uniforms, Box-Muller. */
-function normalScores(n, seed, sd = 3) {
-  let s = seed >>> 0 || 1;
-  const uniform = () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return (s + 0.5) / 4294967296;
-  };
-  const x = new Float32Array(n);
-  for (let i = 0; i < n; i += 2) {
-    const r = Math.sqrt(-2 * Math.log(uniform()));
-    const a = 2 * Math.PI * uniform();
-    x[i] = sd * r * Math.cos(a);
-    if (i + 1 < n) x[i + 1] = sd * r * Math.sin(a);
-  }
-  return x;
-}
 
 /** float64 softmax of each row of x. */
 function referenceSoftmax(x, rows, n) {
@@ -229,73 +232,17 @@ function obviousSample(x, { temperature, topK, topP }, random) {
   return idx[keep - 1];
 }
 
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // ---------------------------------------------------------------- timing ----
 
 const ROUNDS = option('rounds', 3);
 const SAMPLES = QUICK ? 5 : 15;
 const SAMPLE_MS = QUICK ? 1 : 2;
 const WARM_MS = QUICK ? 10 : 40;
-let sink = 0;
-const median = (a) => {
-  const s = [...a].sort((p, q) => p - q);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const consume = (r) => {
-  sink += typeof r === 'number' ? r : r && r.length ? 1 : 0;
-};
-
-/** Median µs per call of one round; fn is sync or async (then awaited per call). */
-async function measure(fn, isAsync) {
-  const call = isAsync ? async () => consume(await fn()) : () => consume(fn());
-  let t = performance.now();
-  let calls = 0;
-  do {
-    await call();
-    calls++;
-  } while (performance.now() - t < WARM_MS || calls < 3);
-  const perCall = (performance.now() - t) / calls;
-  const reps = Math.max(1, Math.min(1e6, Math.ceil(SAMPLE_MS / perCall)));
-  const samples = [];
-  for (let s = 0; s < SAMPLES; s++) {
-    t = performance.now();
-    if (isAsync) for (let r = 0; r < reps; r++) consume(await fn());
-    else for (let r = 0; r < reps; r++) consume(fn());
-    samples.push(((performance.now() - t) * 1000) / reps);
-  }
-  return median(samples);
-}
-
-/**
- * Times every entry on one input, interleaved: round r runs the entries in an
- * order rotated by r. Returns Map name -> best-of-rounds µs.
- */
-async function timeInterleaved(entries) {
-  const best = new Map(entries.map((e) => [e.name, Infinity]));
-  for (let r = 0; r < ROUNDS; r++) {
-    for (let j = 0; j < entries.length; j++) {
-      const e = entries[(j + r) % entries.length];
-      best.set(e.name, Math.min(best.get(e.name), await measure(e.run, e.async)));
-    }
-  }
-  return best;
-}
+const timer = makeTimer({ rounds: ROUNDS, samples: SAMPLES, sampleMs: SAMPLE_MS, warmMs: WARM_MS });
+const { timeInterleaved } = timer;
 
 // ------------------------------------------------------------ formatting ----
 
-const fmtUs = (v) =>
-  v === undefined || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3);
-const fmtRatio = (v) => (v === undefined || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 const fmtErr = (v) => (v === undefined ? '–' : Number.isNaN(v) ? 'NaN' : v === 0 ? '0' : v.toExponential(1));
 const fmtRate = (v) => (v === undefined || !Number.isFinite(v) ? '–' : v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.toFixed(2) : v.toFixed(3));
 
@@ -391,15 +338,6 @@ function reportNative(json) {
 
 // --------------------------------------------------------------- softmax ----
 
-const SOFTMAX_SIZES = [
-  { label: '3', rows: 1, n: 3 },
-  { label: '1000', rows: 1, n: 1000 },
-  { label: '32000', rows: 1, n: 32000 },
-  { label: '128256', rows: 1, n: 128256 },
-  { label: '151936', rows: 1, n: 151936 },
-  { label: '262144', rows: 1, n: 262144 },
-  { label: '64×1024', rows: 64, n: 1024 },
-];
 const OURS = 'ours SIMD, `out`';
 
 async function softmaxEntries({ simd, base, tf, ortPeer, hf, floor }, x, rows, n) {
@@ -530,6 +468,30 @@ async function benchSoftmax(peers) {
   return results;
 }
 
+// --------------------------------------------------------------- binding ----
+
+/** Per warm call: each bound C++ function through Embind and as a direct wasm call (bench/binding.mjs). */
+async function benchBinding(sm) {
+  const { timeBinding, bindingTable } = await import('./binding.mjs');
+  const { default: create } = await import('../web/dist/softmax-simd.js');
+  const wasmModule = await WebAssembly.compile(readFileSync(join(ROOT, 'web/dist/softmax-simd.wasm')));
+  // Calls of tens of ns: more rounds than the other cells, still cheap (~5 s).
+  const rounds = Math.max(ROUNDS, 5);
+  log(`binding: 13 entries × ${rounds} rounds`);
+  const r = await timeBinding(sm, { create, wasmModule }, makeTimer({ rounds, samples: SAMPLES, sampleMs: SAMPLE_MS, warmMs: WARM_MS }));
+  out('### Binding cost (ns per warm call)');
+  out();
+  out(
+    `SIMD build, best of ${rounds} rounds. "direct" calls the wasm function that Embind's invoker calls (found through ` +
+      '`Module.asm`\'s function table, bench/binding.mjs), "Embind" the bound function as web/src/ calls it, on the same ' +
+      'instance and the same inputs staged in wasm memory; "public API" is the library call doing the same work from JS ' +
+      `values (validation, staging, result). Every figure includes the timing loop's own cost: ${r.emptyNs.toFixed(1)} ns for an empty closure.`,
+  );
+  out();
+  out(bindingTable(r));
+  out();
+}
+
 // --------------------------------------------------------------- sampler ----
 
 const SAMPLER_SIZES = [32000, 128256, 151936];
@@ -591,36 +553,6 @@ async function benchSampler({ simd, base, hf }) {
   });
   await benchSamplerConfigurations({ simd, base, hf });
 }
-
-// The sampler configurations of the speed table (BENCHMARKS.md, "Sampling one
-// token: every configuration"), as bench/sampler_bench.cpp times them natively.
-const HISTORY_64 = Array.from({ length: 64 }, (_, i) => (i * 7919 + (i % 3) * 13) % 1000);
-const HISTORY_256 = Array.from({ length: 256 }, (_, i) => (i * 7919 + (i % 3) * 13) % 1000);
-const PENALTIES = { repetitionPenalty: 1.1, frequencyPenalty: 0.1, presencePenalty: 0.1 };
-const SAMPLER_CONFIGS = [
-  ['no filters (T = 1)', {}],
-  ['topP 0.9', { topP: 0.9 }],
-  ['minP 0.05', { minP: 0.05 }],
-  ['typicalP 0.9', { typicalP: 0.9 }],
-  ['topNSigma 1', { topNSigma: 1 }],
-  ['epsilonCutoff 3e-4', { epsilonCutoff: 3e-4 }],
-  ['etaCutoff 3e-4', { etaCutoff: 3e-4 }],
-  ['mirostat 2', { mirostat: 2 }],
-  ['dynatempRange 0.5', { dynatempRange: 0.5 }],
-  ['XTC 0.5 / 0.1', { xtcProbability: 0.5, xtcThreshold: 0.1 }],
-  ['penalties (rep 1.1, freq 0.1, pres 0.1, 64-token history) + topK 40', { ...PENALTIES, topK: 40, history: HISTORY_64 }],
-  ['T 0.7, topP 0.9, minP 0.05', { temperature: 0.7, topP: 0.9, minP: 0.05 }],
-  [
-    'every step on, llama.cpp order',
-    {
-      temperature: 0.8, topK: 40, topP: 0.95, minP: 0.02, typicalP: 0.97, topNSigma: 3, xtcProbability: 0.5, xtcThreshold: 0.1,
-      mirostat: 2, mirostatTau: 5, dynatempRange: 0.3, epsilonCutoff: 1e-4, etaCutoff: 1e-4, dryMultiplier: 0.8,
-      noRepeatNgramSize: 3, ...PENALTIES, history: HISTORY_256, order: 'llama.cpp',
-    },
-  ],
-  ['T 0.8, topK 40, topP 0.95', { temperature: 0.8, topK: 40, topP: 0.95 }],
-  ['greedy (T = 0)', { temperature: 0 }],
-];
 
 /**
  * The obvious JavaScript for a whole chain: a Float64Array copy, the
@@ -771,7 +703,7 @@ function transformersFor(hf, label, opts) {
  * transformers.js where it has the steps; interleaved per configuration.
  */
 async function benchSamplerConfigurations({ simd, base, hf }) {
-  const n = 151936;
+  const n = SAMPLER_N;
   const x = normalScores(n, 0x5eed);
   const rows = [];
   for (const [label, opts] of QUICK ? SAMPLER_CONFIGS.filter((_, i) => i % 4 === 0) : SAMPLER_CONFIGS) {
@@ -845,6 +777,28 @@ function checkSamples(x, c, oursSample) {
 
 // ------------------------------------------------------------------ main ----
 
+async function runBrowsers(engines) {
+  const { benchBrowsers } = await import('./browsers.mjs');
+  const { markdown } = await benchBrowsers({ engines, rounds: ROUNDS, quick: QUICK, log });
+  out(markdown);
+}
+
+/** --only-binding, --only-browsers: one section, with the run's header line. */
+async function oneSection() {
+  const t0 = performance.now();
+  ensureDependencies();
+  ensureWasmBuild();
+  out(`${new Date().toISOString()} · Node ${process.version} · ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'} · ${process.platform}-${process.arch}${QUICK ? ' · **--quick**' : ''}`);
+  out();
+  if (argv.has('--only-binding')) {
+    const { load } = await import('../web/src/node.js');
+    await benchBinding(await load({ simd: true }));
+  } else {
+    await runBrowsers(browsersOption());
+  }
+  log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s (sink ${timer.sink() > 0})`);
+}
+
 async function main() {
   const t0 = performance.now();
   ensureDependencies();
@@ -889,12 +843,16 @@ async function main() {
   if (peers.tf) log(`TF.js backend: ${peers.tf.getBackend()}`);
   if (!ONLY_SAMPLER) reportNative(native);
   if (!ONLY_SAMPLER) await benchSoftmax(peers);
+  if (!ONLY_SAMPLER && !argv.has('--no-binding')) await benchBinding(simd);
   if (!argv.has('--no-sampler')) await benchSampler(peers);
   if (ONLY_SAMPLER) return;
   if (!argv.has('--no-startup')) reportStartup();
+  const engines = browsersOption();
+  if (engines) await runBrowsers(engines);
   reportSizes();
-  log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s (sink ${sink > 0})`);
+  log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s (sink ${timer.sink() > 0})`);
 }
 
 if (argv.has('--sizes')) sizesOnly();
+else if (argv.has('--only-binding') || process.argv.some((a) => a.startsWith('--only-browsers'))) await oneSection();
 else await main();
