@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,7 @@ struct Variants {
   std::vector<Variant<k::rsumsqdiff_ukernel>> rsumsqdiff;
   std::vector<Variant<k::indexge_ukernel>> indexge;
   std::vector<Variant<k::rentropy_ukernel>> rentropy;
+  std::vector<Variant<k::vbitmask_ukernel>> vbitmask;
 };
 
 const Variants& all() {
@@ -64,7 +67,7 @@ TEST(Kernels, EveryOpHasAScalarAndASimdVariant) {
   const Variants& v = all();
   for (size_t n :
        {v.rmax.size(), v.rminmax.size(), v.raddstoreexpminusc.size(), v.raddstoreexpminusmax.size(),
-        v.vscale.size(), v.vlogsoftmax.size(), v.findabove.size()})
+        v.vscale.size(), v.vlogsoftmax.size(), v.findabove.size(), v.vbitmask.size()})
     EXPECT_EQ(n, 2u);
 }
 
@@ -377,6 +380,54 @@ TEST(Kernels, IndexgeListsThePositionsAtOrAboveTheThreshold) {
           const size_t count = v.fn(n, x, t, got.data());
           got.resize(count);
           ASSERT_EQ(got, want) << v.name << " n=" << n << " t=" << t;
+        }
+      }
+    }
+  }
+}
+
+// Token bitmasks: random words, words all set and all clear (the kernels' fast
+// paths), a NaN with a payload among the kept entries; out of place and in
+// place; bits past n set (they must not count).
+TEST(Kernels, VbitmaskKeepsTheAllowedEntriesAndCountsThem) {
+  std::mt19937 rng(7);
+  for (const auto& v : all().vbitmask) {
+    for (size_t n : sizes()) {
+      if (n > 262144) continue;
+      for (size_t offset : {0, 1}) {
+        auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 3);
+        if (n > 5) {
+          const uint32_t payload = 0x7FC01234u;
+          std::memcpy(&buf[offset + 5], &payload, 4);
+        }
+        const float* x = buf.data() + offset;
+        const size_t words = (n + 31) / 32;
+        for (int pattern = 0; pattern < 4; ++pattern) {
+          std::vector<uint32_t> mask(words);
+          for (size_t w = 0; w < words; ++w) {
+            const uint32_t r = rng();
+            mask[w] = pattern == 0   ? r
+                      : pattern == 1 ? 0xFFFFFFFFu
+                      : pattern == 2 ? (w % 3 == 0   ? 0u
+                                        : w % 3 == 1 ? 0xFFFFFFFFu
+                                                     : r)
+                                     : (w == words / 2 ? 1u << (r & 31) : 0u);
+          }
+          std::vector<float> want(n);
+          size_t count = 0;
+          for (size_t i = 0; i < n; ++i) {
+            const bool allowed = (mask[i >> 5] >> (i & 31)) & 1u;
+            want[i] = allowed ? x[i] : -INFINITY;
+            count += allowed;
+          }
+          std::vector<float> out(n + 1, 1.0f);
+          ASSERT_EQ(v.fn(n, x, mask.data(), out.data() + offset), count) << v.name << " n=" << n;
+          std::vector<float> in_place(buf.begin() + offset, buf.begin() + offset + n);
+          ASSERT_EQ(v.fn(n, in_place.data(), mask.data(), in_place.data()), count);
+          for (size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(ref::bits(out[offset + i]), ref::bits(want[i])) << v.name << " n=" << n;
+            ASSERT_EQ(ref::bits(in_place[i]), ref::bits(want[i])) << v.name << " n=" << n;
+          }
         }
       }
     }

@@ -1,5 +1,6 @@
 // Scalar kernels. They replay the SIMD128 kernels' lanes and reduction order
 // (see wasmsimd.cpp), so the baseline wasm build gives the SIMD build's bits.
+#include <algorithm>
 #include <limits>
 
 #include "exp_rr2_p6.h"
@@ -197,6 +198,25 @@ double f32_raddstorescale__scalar_u4(size_t n, const float* x, float s, float* y
   double tail = 0;
   for (size_t i = 0; i < n; ++i) tail += y[i] = x[i] * s;
   return (lo[0] + lo[1]) + (hi[0] + hi[1]) + tail;
+}
+
+size_t f32_vbitmask__scalar_u32(size_t n, const float* x, const uint32_t* mask, float* y) {
+  constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+  size_t count = 0;
+  for (size_t i = 0; i < n; i += 32, x += 32, y += 32) {
+    const size_t len = std::min<size_t>(32, n - i);
+    uint32_t w = mask[i >> 5];
+    if (len < 32) w &= (1u << len) - 1;
+    count += static_cast<size_t>(__builtin_popcount(w));
+    if (w == 0xFFFFFFFFu) {
+      if (x != y) std::copy(x, x + 32, y);
+    } else if (w == 0) {
+      std::fill(y, y + len, kMinusInf);
+    } else {
+      for (size_t j = 0; j < len; ++j) y[j] = (w >> j) & 1u ? x[j] : kMinusInf;
+    }
+  }
+  return count;
 }
 
 }  // namespace smx::kernels

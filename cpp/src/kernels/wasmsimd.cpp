@@ -372,4 +372,32 @@ size_t f32_findabove__wasmsimd_u16(size_t n, const float* x, float t) {
   return i;
 }
 
+// Per word of the mask: all set (a copy, nothing in place), none set (-Infinity
+// stored), or 8 vectors whose lanes test one bit each (bits 4g..4g+3 after a
+// shift by 4g). A partial last word goes to the scalar kernel: the same bits.
+size_t f32_vbitmask__wasmsimd_u32(size_t n, const float* x, const uint32_t* mask, float* y) {
+  const v128_t minus_inf = wasm_f32x4_splat(-INFINITY);
+  const v128_t bits = wasm_i32x4_make(1, 2, 4, 8);
+  size_t count = 0, i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const uint32_t w = mask[i >> 5];
+    count += static_cast<size_t>(__builtin_popcount(w));
+    if (w == 0xFFFFFFFFu) {
+      if (x != y)
+        for (size_t g = 0; g < 32; g += 4) wasm_v128_store(y + i + g, wasm_v128_load(x + i + g));
+    } else if (w == 0) {
+      for (size_t g = 0; g < 32; g += 4) wasm_v128_store(y + i + g, minus_inf);
+    } else {
+      v128_t vw = wasm_i32x4_splat(static_cast<int32_t>(w));
+      for (size_t g = 0; g < 32; g += 4) {
+        const v128_t keep = wasm_i32x4_eq(wasm_v128_and(vw, bits), bits);
+        wasm_v128_store(y + i + g, wasm_v128_bitselect(wasm_v128_load(x + i + g), minus_inf, keep));
+        vw = wasm_u32x4_shr(vw, 4);
+      }
+    }
+  }
+  if (i < n) count += f32_vbitmask__scalar_u32(n - i, x + i, mask + (i >> 5), y + i);
+  return count;
+}
+
 }  // namespace smx::kernels
