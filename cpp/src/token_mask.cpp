@@ -5,8 +5,13 @@
 #include "kernels/dispatch.h"
 #include "select.h"
 #include "select_heap.h"
+#include "smx/sampler.h"
 
 namespace smx {
+
+size_t apply_token_bitmask(float* x, size_t n, const uint32_t* mask) {
+  return dispatch::vbitmask(n, x, mask, x);
+}
 
 // The heap scan of select.cpp (heap_first_k) with one more test where an
 // entry would enter the heap: the findabove kernel still skips the blocks of

@@ -85,7 +85,7 @@ SampleStatus Sampler::verify_draft(const int32_t* draft, const float* q, size_t 
   };
   const auto fail = [&](SampleStatus st, size_t j) {
     if (st == SampleStatus::kNaNScore) error_index_ += j * n;
-    if (st == SampleStatus::kEmptyMask) error_index_ = j;
+    if (st == SampleStatus::kEmptyMask || st == SampleStatus::kAllMasked) error_index_ = j;
     return st;
   };
   for (size_t j = 0; j < k; ++j) {

@@ -132,6 +132,9 @@ enum class SampleStatus : int32_t {
 
 // The words of a token mask over n tokens: ceil(n / 32).
 inline constexpr size_t mask_words(size_t n) { return (n + 31) / 32; }
+// In place: x[i] = -Infinity where the token mask (mask_words(n) words) forbids
+// i (one pass of the vbitmask kernel). Returns how many of the n it allows.
+size_t apply_token_bitmask(float* x, size_t n, const uint32_t* mask);
 
 // The PCG32 stream of XTC's coin (the draws use Pcg32::kDefaultStream, 54).
 inline constexpr uint64_t kXtcStream = 55;
