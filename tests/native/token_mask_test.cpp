@@ -111,7 +111,9 @@ TEST(TokenMask, AMaskedCallEqualsTheCallOnMinusInfinityScores) {
         ASSERT_EQ(b.probs(xm.data(), n, pb.data()), SampleStatus::kOk) << c.name;
         for (size_t i = 0; i < n; ++i) {
           ASSERT_EQ(ref::bits(pa[i]), ref::bits(pb[i])) << c.name << " n=" << n << " i=" << i;
-          if (xm[i] == -kInf) ASSERT_EQ(pa[i], 0.0f) << c.name << " forbidden " << i;
+          if (xm[i] == -kInf) {
+            ASSERT_EQ(pa[i], 0.0f) << c.name << " forbidden " << i;
+          }
         }
         std::vector<int32_t> da(200), db(200);
         ASSERT_EQ(a.sample_many(x.data(), n, 200, da.data(), m.data()), SampleStatus::kOk);
