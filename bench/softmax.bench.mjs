@@ -3,6 +3,7 @@
 //   node bench/softmax.bench.mjs [--quick] [--rounds=3] [--no-native] [--no-startup] [--no-sampler]
 //   node bench/softmax.bench.mjs --only-sampler   (the sampler rows alone: no kernels, softmax, start-up)
 //   node bench/softmax.bench.mjs --only-sampler --only-configs   (the sampler configuration table alone)
+//   node bench/softmax.bench.mjs --only-mask   (token masks and draft verification alone)
 //
 // 1. installs bench/'s own devDependencies (npm ci) when bench/node_modules is
 //    missing or older than bench/package-lock.json; builds web/dist (npm run
@@ -588,6 +589,90 @@ async function benchSampler({ simd, base, hf }) {
   await benchSamplerConfigurations({ simd, base, hf });
 }
 
+// Token masks and draft verification at N = 151936: a masked draw against the
+// unmasked one with the same settings (the mask: random words, half the
+// tokens; and a grammar-like one, 0.1% of them), applyTokenBitmask against one
+// softmax of the same scores, verifyDraft (k = 4) against the k + 1 sample()
+// calls it replaces.
+async function benchMaskAndDraft({ simd, base }) {
+  const n = 151936;
+  const x = normalScores(n, 0x3a5c);
+  const random = mulberry32(11);
+  const words = Math.ceil(n / 32);
+  const half = new Uint32Array(words).map(() => (random() * 2 ** 32) >>> 0);
+  const sparse = new Uint32Array(words);
+  for (let i = 0; i < n / 1000; i++) {
+    const t = Math.floor(random() * n);
+    sparse[t >> 5] |= 1 << (t & 31);
+  }
+  const k = 4;
+  const q = new Float32Array(k * n);
+  const target = new Float32Array((k + 1) * n);
+  for (let j = 0; j <= k; j++) target.set(normalScores(n, 0x77 + j), j * n);
+  for (let j = 0; j < k; j++) q.set(simd.softmax(target.subarray(j * n, (j + 1) * n), { temperature: 1.2 }), j * n);
+  const draft = Array.from({ length: k }, (_, j) => simd.argmax(q.subarray(j * n, (j + 1) * n)));
+  const rows = [];
+  const results = new Map();
+  for (const [sm, build] of [
+    [simd, 'SIMD'],
+    [base, 'baseline'],
+  ]) {
+    const topK = sm.createSampler({ seed: 42, temperature: 0.8, topK: 40 });
+    const topP = sm.createSampler({ seed: 42, temperature: 0.8, topP: 0.95 });
+    const verify = sm.createSampler({ seed: 42, temperature: 0.8, topK: 40 });
+    const y = new Float32Array(n);
+    let buf;
+    const entries = [
+      ['`sample()`, top-k 40, T 0.8, unmasked', () => topK.sample(x)],
+      ['`sample(x, { mask })`, top-k 40, T 0.8, half the tokens allowed', () => topK.sample(x, { mask: half })],
+      ['`sample(x, { mask })`, top-k 40, T 0.8, 0.1% allowed', () => topK.sample(x, { mask: sparse })],
+      ['`sample()`, top-p 0.95, T 0.8, unmasked', () => topP.sample(x)],
+      ['`sample(x, { mask })`, top-p 0.95, T 0.8, half the tokens allowed', () => topP.sample(x, { mask: half })],
+      ['`sm.softmax(x)` (Float32Array in, new Float32Array out)', () => sm.softmax(x)],
+      ['`sm.applyTokenBitmask(y, mask)`, y a Float32Array (staged in and out)', () => sm.applyTokenBitmask(y, half)],
+      ['`sm.softmax(buf, { out: buf })`, buf = `sm.buffer(n)`', () => sm.softmax(buf, { out: buf })],
+      ['`sm.applyTokenBitmask(buf, mask)`, buf = `sm.buffer(n)` (in place)', () => sm.applyTokenBitmask(buf, half)],
+      [`\`verifyDraft()\`, k = ${k}, top-k 40 (staging ${k} + ${k + 1} rows)`, () => verify.verifyDraft(draft, q, target)],
+      [`${k + 1} \`sample()\` calls on the target rows, top-k 40`, () => {
+        let t = 0;
+        for (let j = 0; j <= k; j++) t += verify.sample(target.subarray(j * n, (j + 1) * n));
+        return t;
+      }],
+    ].map(([name, run]) => ({ name: `${build}: ${name}`, run }));
+    // Each call once first: wasm memory grows (the samplers' buffers, the
+    // staging) before the buffer() view exists, so that it stays valid.
+    for (const e of entries) if (!e.name.includes('buf')) e.run();
+    buf = sm.buffer(n);
+    buf.set(x);
+    y.set(x);
+    log(`mask and draft N = ${n}, ${build}: ${entries.length} entries × ${ROUNDS} rounds`);
+    const best = await timeInterleaved(entries);
+    for (const [name, us] of best) {
+      rows.push(name);
+      results.set(name, us);
+    }
+    for (const s of [topK, topP, verify]) s.dispose();
+  }
+  out(`### Token masks and draft verification (N = ${n})`);
+  out();
+  const ratioOf = (name) => {
+    const [build, what] = name.split(': ');
+    const ref = what.includes('top-p')
+      ? '`sample()`, top-p 0.95, T 0.8, unmasked'
+      : what.includes('mask })`') || what.includes('unmasked')
+        ? '`sample()`, top-k 40, T 0.8, unmasked'
+        : what.includes('buf')
+          ? '`sm.softmax(buf, { out: buf })`, buf = `sm.buffer(n)`'
+          : what.includes('applyTokenBitmask') || what.includes('softmax')
+            ? '`sm.softmax(x)` (Float32Array in, new Float32Array out)'
+            : `${k + 1} \`sample()\` calls on the target rows, top-k 40`;
+    return results.get(name) / results.get(`${build}: ${ref}`);
+  };
+  table(`Median µs per call (best of ${ROUNDS} rounds); ratio to the row it replaces or extends (same build)`, [{ label: 'µs' }, { label: 'ratio' }], rows, (r, c) =>
+    c.label === 'µs' ? fmtUs(results.get(r)) : fmtRatio(ratioOf(r)),
+  );
+}
+
 // The sampler configurations of the speed table (BENCHMARKS.md, "Sampling one
 // token: every configuration"), as bench/sampler_bench.cpp times them natively.
 const HISTORY_64 = Array.from({ length: 64 }, (_, i) => (i * 7919 + (i % 3) * 13) % 1000);
@@ -847,6 +932,10 @@ async function main() {
   ensureWasmBuild();
   const floorPath = buildFloor();
   const ONLY_SAMPLER = argv.has('--only-sampler');
+  if (argv.has('--only-mask')) {
+    const { load } = await import('../web/src/node.js');
+    return benchMaskAndDraft({ simd: await load({ simd: true }), base: await load({ simd: false }) });
+  }
   const native = argv.has('--no-native') || ONLY_SAMPLER ? null : nativeKernels();
 
   const { load } = await import('../web/src/node.js');
@@ -886,6 +975,7 @@ async function main() {
   if (!ONLY_SAMPLER) reportNative(native);
   if (!ONLY_SAMPLER) await benchSoftmax(peers);
   if (!argv.has('--no-sampler')) await benchSampler(peers);
+  if (!argv.has('--no-sampler')) await benchMaskAndDraft(peers);
   if (ONLY_SAMPLER) return;
   if (!argv.has('--no-startup')) reportStartup();
   reportSizes();

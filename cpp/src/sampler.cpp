@@ -394,14 +394,9 @@ SampleStatus Sampler::prepare(const float* x, size_t n, const uint32_t* mask) {
   if (mm[0] != -kInf) {  // nothing masked: the candidates are the scores themselves
     cand_index_ = nullptr, cand_logit_ = l, size_ = n;
     run_steps(-1, mm);
-  } else {  // every entry that is not -Infinity, ascending
-    size_t m = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (l[i] != -kInf) {
-        index_[m] = static_cast<uint32_t>(i);
-        logit_[m++] = l[i];
-      }
-    }
+  } else {  // every entry that is not -Infinity, ascending (a masked call: the allowed ones)
+    const size_t m = dispatch::indexge(n, l, -std::numeric_limits<float>::max(), index_.data());
+    for (size_t j = 0; j < m; ++j) logit_[j] = l[index_[j]];
     if (m == 0) return SampleStatus::kAllMasked;
     cand_index_ = index_.data(), cand_logit_ = logit_.data(), size_ = m;
     run_steps(-1, nullptr);

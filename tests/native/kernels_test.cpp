@@ -50,6 +50,7 @@ struct Variants {
   std::vector<Variant<k::indexge_ukernel>> indexge;
   std::vector<Variant<k::rentropy_ukernel>> rentropy;
   std::vector<Variant<k::vbitmask_ukernel>> vbitmask;
+  std::vector<Variant<k::findabovemasked_ukernel>> findabovemasked;
 };
 
 const Variants& all() {
@@ -65,9 +66,9 @@ const Variants& all() {
 
 TEST(Kernels, EveryOpHasAScalarAndASimdVariant) {
   const Variants& v = all();
-  for (size_t n :
-       {v.rmax.size(), v.rminmax.size(), v.raddstoreexpminusc.size(), v.raddstoreexpminusmax.size(),
-        v.vscale.size(), v.vlogsoftmax.size(), v.findabove.size(), v.vbitmask.size()})
+  for (size_t n : {v.rmax.size(), v.rminmax.size(), v.raddstoreexpminusc.size(),
+                   v.raddstoreexpminusmax.size(), v.vscale.size(), v.vlogsoftmax.size(),
+                   v.findabove.size(), v.vbitmask.size(), v.findabovemasked.size()})
     EXPECT_EQ(n, 2u);
 }
 
@@ -427,6 +428,39 @@ TEST(Kernels, VbitmaskKeepsTheAllowedEntriesAndCountsThem) {
           for (size_t i = 0; i < n; ++i) {
             ASSERT_EQ(ref::bits(out[offset + i]), ref::bits(want[i])) << v.name << " n=" << n;
             ASSERT_EQ(ref::bits(in_place[i]), ref::bits(want[i])) << v.name << " n=" << n;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernels, FindabovemaskedFindsTheFirstBlockWithAnAllowedEntryAboveTheThreshold) {
+  std::mt19937 rng(11);
+  for (const auto& v : all().findabovemasked) {
+    for (size_t n : sizes()) {
+      if (n > 262144) continue;
+      auto x = ref::normal(n, 3.0, static_cast<uint32_t>(n) + 9);
+      if (n >= 40) x[37] = NAN;
+      std::vector<uint32_t> mask((n + 31) / 32);
+      for (int pattern = 0; pattern < 3; ++pattern) {
+        for (auto& w : mask) {
+          const uint32_t r = rng();
+          w = pattern == 0 ? r : pattern == 1 ? (r & rng() & rng() & rng()) : 0xFFFFFFFFu;
+        }
+        for (float t : {-INFINITY, -2.0f, 0.0f, 4.0f, 9.0f, INFINITY}) {
+          for (size_t first : {size_t{0}, size_t{16}, size_t{48}}) {
+            // The reference: the first whole block from `first` with an allowed entry not <= t.
+            size_t want = first;
+            while (want + 16 <= n) {
+              bool hit = false;
+              for (size_t j = want; j < want + 16; ++j)
+                hit |= !(x[j] <= t) && ((mask[j >> 5] >> (j & 31)) & 1u);
+              if (hit) break;
+              want += 16;
+            }
+            ASSERT_EQ(v.fn(n, x.data(), t, mask.data(), first), want)
+                << v.name << " n=" << n << " t=" << t << " first=" << first;
           }
         }
       }

@@ -1,6 +1,7 @@
 // Scalar kernels. They replay the SIMD128 kernels' lanes and reduction order
 // (see wasmsimd.cpp), so the baseline wasm build gives the SIMD build's bits.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "exp_rr2_p6.h"
@@ -200,8 +201,10 @@ double f32_raddstorescale__scalar_u4(size_t n, const float* x, float s, float* y
   return (lo[0] + lo[1]) + (hi[0] + hi[1]) + tail;
 }
 
+// Branch-free within a word (a select of bit patterns, so kept entries keep
+// their bits, NaN payloads too): a random mask costs no mispredictions.
 size_t f32_vbitmask__scalar_u32(size_t n, const float* x, const uint32_t* mask, float* y) {
-  constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+  constexpr uint32_t kMinusInfBits = 0xFF800000u;
   size_t count = 0;
   for (size_t i = 0; i < n; i += 32, x += 32, y += 32) {
     const size_t len = std::min<size_t>(32, n - i);
@@ -210,13 +213,33 @@ size_t f32_vbitmask__scalar_u32(size_t n, const float* x, const uint32_t* mask, 
     count += static_cast<size_t>(__builtin_popcount(w));
     if (w == 0xFFFFFFFFu) {
       if (x != y) std::copy(x, x + 32, y);
-    } else if (w == 0) {
-      std::fill(y, y + len, kMinusInf);
-    } else {
-      for (size_t j = 0; j < len; ++j) y[j] = (w >> j) & 1u ? x[j] : kMinusInf;
+      continue;
     }
+    uint32_t b[32];
+    std::memcpy(b, x, len * sizeof(float));
+    for (size_t j = 0; j < len; ++j) {
+      const uint32_t keep = 0u - ((w >> j) & 1u);
+      b[j] = (b[j] & keep) | (kMinusInfBits & ~keep);
+    }
+    std::memcpy(y, b, len * sizeof(float));
   }
   return count;
+}
+
+size_t f32_findabovemasked__scalar_u16(size_t n, const float* x, float t, const uint32_t* mask,
+                                       size_t first) {
+  size_t i = first;
+  for (; i + 16 <= n; i += 16) {
+    const uint32_t bits = (mask[i >> 5] >> (i & 16)) & 0xFFFFu;
+    if (bits == 0) continue;
+    unsigned flag = 0;  // as findabove first: most blocks hold nothing above t
+    for (size_t j = 0; j < 16; ++j) flag |= static_cast<unsigned>(!(x[i + j] <= t));
+    if (flag == 0) continue;
+    uint32_t above = 0;
+    for (size_t j = 0; j < 16; ++j) above |= static_cast<uint32_t>(!(x[i + j] <= t)) << j;
+    if ((above & bits) != 0) return i;
+  }
+  return i;
 }
 
 }  // namespace smx::kernels

@@ -400,4 +400,26 @@ size_t f32_vbitmask__wasmsimd_u32(size_t n, const float* x, const uint32_t* mask
   return count;
 }
 
+// As findabove, after a test of the block's 16 mask bits (all clear: x is not
+// read); only a block with an entry above t pays for the lane bitmasks.
+size_t f32_findabovemasked__wasmsimd_u16(size_t n, const float* x, float t, const uint32_t* mask,
+                                         size_t first) {
+  const v128_t vt = wasm_f32x4_splat(t);
+  size_t i = first;
+  for (; i + 16 <= n; i += 16) {
+    const uint32_t bits = (mask[i >> 5] >> (i & 16)) & 0xFFFFu;
+    if (bits == 0) continue;
+    const v128_t le0 = wasm_f32x4_le(wasm_v128_load(x + i), vt);
+    const v128_t le1 = wasm_f32x4_le(wasm_v128_load(x + i + 4), vt);
+    const v128_t le2 = wasm_f32x4_le(wasm_v128_load(x + i + 8), vt);
+    const v128_t le3 = wasm_f32x4_le(wasm_v128_load(x + i + 12), vt);
+    if (wasm_i32x4_all_true(wasm_v128_and(wasm_v128_and(le0, le1), wasm_v128_and(le2, le3))))
+      continue;
+    const uint32_t le = wasm_i32x4_bitmask(le0) | wasm_i32x4_bitmask(le1) << 4 |
+                        wasm_i32x4_bitmask(le2) << 8 | wasm_i32x4_bitmask(le3) << 12;
+    if ((~le & bits) != 0) return i;
+  }
+  return i;
+}
+
 }  // namespace smx::kernels
