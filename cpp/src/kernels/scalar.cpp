@@ -226,18 +226,37 @@ size_t f32_vbitmask__scalar_u32(size_t n, const float* x, const uint32_t* mask, 
   return count;
 }
 
+namespace {
+// The entries of x[0, 16) that are not <= t, as bits (bit j: entry j).
+uint32_t above_bits(const float* x, float t) {
+  uint32_t above = 0;
+  for (size_t j = 0; j < 16; ++j) above |= static_cast<uint32_t>(!(x[j] <= t)) << j;
+  return above;
+}
+}  // namespace
+
+// A word of the mask (two blocks of 16) at a time, as the SIMD kernel.
 size_t f32_findabovemasked__scalar_u16(size_t n, const float* x, float t, const uint32_t* mask,
                                        size_t first) {
   size_t i = first;
-  for (; i + 16 <= n; i += 16) {
-    const uint32_t bits = (mask[i >> 5] >> (i & 16)) & 0xFFFFu;
-    if (bits == 0) continue;
-    unsigned flag = 0;  // as findabove first: most blocks hold nothing above t
-    for (size_t j = 0; j < 16; ++j) flag |= static_cast<unsigned>(!(x[i + j] <= t));
+  if (i % 32 != 0 && i + 16 <= n) {  // the second half of a word first
+    const uint32_t bits = mask[i >> 5] >> 16;
+    if (bits != 0 && (above_bits(x + i, t) & bits) != 0) return i;
+    i += 16;
+  }
+  for (; i + 32 <= n; i += 32) {
+    const uint32_t w = mask[i >> 5];
+    if (w == 0) continue;
+    unsigned flag = 0;  // as findabove first: most words hold nothing above t
+    for (size_t j = 0; j < 32; ++j) flag |= static_cast<unsigned>(!(x[i + j] <= t));
     if (flag == 0) continue;
-    uint32_t above = 0;
-    for (size_t j = 0; j < 16; ++j) above |= static_cast<uint32_t>(!(x[i + j] <= t)) << j;
-    if ((above & bits) != 0) return i;
+    const uint32_t above = (above_bits(x + i, t) | above_bits(x + i + 16, t) << 16) & w;
+    if (above != 0) return (above & 0xFFFFu) != 0 ? i : i + 16;
+  }
+  if (i + 16 <= n) {
+    const uint32_t bits = mask[i >> 5] & 0xFFFFu;
+    if (bits != 0 && (above_bits(x + i, t) & bits) != 0) return i;
+    i += 16;
   }
   return i;
 }

@@ -400,24 +400,43 @@ size_t f32_vbitmask__wasmsimd_u32(size_t n, const float* x, const uint32_t* mask
   return count;
 }
 
-// As findabove, after a test of the block's 16 mask bits (all clear: x is not
-// read); only a block with an entry above t pays for the lane bitmasks.
+// As findabove, a word of the mask (two blocks of 16) at a time: a word with
+// no bit set skips 32 entries unread, one test finds the words with nothing
+// above t, and only the rest pay for the lane bitmasks.
 size_t f32_findabovemasked__wasmsimd_u16(size_t n, const float* x, float t, const uint32_t* mask,
                                          size_t first) {
   const v128_t vt = wasm_f32x4_splat(t);
+  // The lanes <= t of 16 entries as bits (bit j: entry j).
+  const auto le_bits = [&](const float* p) {
+    return wasm_i32x4_bitmask(wasm_f32x4_le(wasm_v128_load(p), vt)) |
+           wasm_i32x4_bitmask(wasm_f32x4_le(wasm_v128_load(p + 4), vt)) << 4 |
+           wasm_i32x4_bitmask(wasm_f32x4_le(wasm_v128_load(p + 8), vt)) << 8 |
+           wasm_i32x4_bitmask(wasm_f32x4_le(wasm_v128_load(p + 12), vt)) << 12;
+  };
   size_t i = first;
-  for (; i + 16 <= n; i += 16) {
-    const uint32_t bits = (mask[i >> 5] >> (i & 16)) & 0xFFFFu;
-    if (bits == 0) continue;
-    const v128_t le0 = wasm_f32x4_le(wasm_v128_load(x + i), vt);
-    const v128_t le1 = wasm_f32x4_le(wasm_v128_load(x + i + 4), vt);
-    const v128_t le2 = wasm_f32x4_le(wasm_v128_load(x + i + 8), vt);
-    const v128_t le3 = wasm_f32x4_le(wasm_v128_load(x + i + 12), vt);
-    if (wasm_i32x4_all_true(wasm_v128_and(wasm_v128_and(le0, le1), wasm_v128_and(le2, le3))))
-      continue;
-    const uint32_t le = wasm_i32x4_bitmask(le0) | wasm_i32x4_bitmask(le1) << 4 |
-                        wasm_i32x4_bitmask(le2) << 8 | wasm_i32x4_bitmask(le3) << 12;
-    if ((~le & bits) != 0) return i;
+  if (i % 32 != 0 && i + 16 <= n) {  // the second half of a word first
+    const uint32_t bits = mask[i >> 5] >> 16;
+    if (bits != 0 && (~le_bits(x + i) & bits) != 0) return i;
+    i += 16;
+  }
+  for (; i + 32 <= n; i += 32) {
+    const uint32_t w = mask[i >> 5];
+    if (w == 0) continue;
+    const float* p = x + i;
+    v128_t le = wasm_v128_and(wasm_f32x4_le(wasm_v128_load(p), vt),
+                              wasm_f32x4_le(wasm_v128_load(p + 4), vt));
+    for (size_t g = 8; g < 32; g += 8) {
+      le = wasm_v128_and(le, wasm_v128_and(wasm_f32x4_le(wasm_v128_load(p + g), vt),
+                                           wasm_f32x4_le(wasm_v128_load(p + g + 4), vt)));
+    }
+    if (wasm_i32x4_all_true(le)) continue;
+    const uint32_t above = ~(le_bits(p) | le_bits(p + 16) << 16) & w;
+    if (above != 0) return (above & 0xFFFFu) != 0 ? i : i + 16;
+  }
+  if (i + 16 <= n) {
+    const uint32_t bits = mask[i >> 5] & 0xFFFFu;
+    if (bits != 0 && (~le_bits(x + i) & bits) != 0) return i;
+    i += 16;
   }
   return i;
 }
