@@ -159,6 +159,34 @@ benchmark::internal::Benchmark* Register(const char* name, k::rentropy_ukernel* 
   });
 }
 
+// A grammar-like mask: words all clear, all set and mixed, in turn.
+benchmark::internal::Benchmark* Register(const char* name, k::vbitmask_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<uint32_t> mask((x.size() + 31) / 32);
+    for (size_t w = 0; w < mask.size(); ++w)
+      mask[w] = w % 3 == 0 ? 0u : w % 3 == 1 ? 0xFFFFFFFFu : 0x9E3779B9u * static_cast<uint32_t>(w);
+    std::vector<float> y(x.size());
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(fn(x.size(), x.data(), mask.data(), y.data()));
+      benchmark::ClobberMemory();
+    }
+    Done(state, x.size());
+  });
+}
+
+// The threshold scan of a masked top-k: half the tokens allowed, nothing allowed above the max.
+benchmark::internal::Benchmark* Register(const char* name, k::findabovemasked_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<uint32_t> mask((x.size() + 31) / 32);
+    for (size_t w = 0; w < mask.size(); ++w) mask[w] = 0x9E3779B9u * static_cast<uint32_t>(w + 1);
+    const float m = Max(x);
+    for (auto _ : state) benchmark::DoNotOptimize(fn(x.size(), x.data(), m, mask.data(), 0));
+    Done(state, x.size());
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

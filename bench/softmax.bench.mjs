@@ -17,6 +17,7 @@ Options:
   --no-startup     skip start-up timing in fresh processes
   --only-sampler   the sampling rows alone (no kernels, softmax, start-up or sizes)
   --only-configs   with --only-sampler: the sampler configuration table alone
+  --only-mask      token masks and draft verification alone
   --no-binding     skip the binding-cost rows (Embind against a direct wasm call)
   --only-binding   the binding-cost rows alone (seconds)
   --browsers[=LIST]
@@ -30,7 +31,7 @@ Options:
   --help           this text
 `;
 const KNOWN = [
-  '--quick', '--no-native', '--no-sampler', '--no-startup', '--only-sampler', '--only-configs', '--no-binding', '--only-binding',
+  '--quick', '--no-native', '--no-sampler', '--no-startup', '--only-sampler', '--only-configs', '--only-mask', '--no-binding', '--only-binding',
   '--browsers', '--only-browsers', '--sizes', '--write', '--help', '-h',
 ];
 const BROWSERS = ['chromium', 'firefox', 'webkit'];
@@ -554,6 +555,120 @@ async function benchSampler({ simd, base, hf }) {
   await benchSamplerConfigurations({ simd, base, hf });
 }
 
+// Token masks and draft verification at N = 151936: a masked draw against the
+// unmasked one with the same settings (the mask: random words, half the
+// tokens; and a grammar-like one, 0.1% of them), applyTokenBitmask against one
+// softmax of the same scores, verifyDraft (k = 4) against the k + 1 sample()
+// calls it replaces.
+async function benchMaskAndDraft({ simd, base }) {
+  const n = 151936;
+  const x = normalScores(n, 0x3a5c);
+  const random = mulberry32(11);
+  const words = Math.ceil(n / 32);
+  const half = new Uint32Array(words).map(() => (random() * 2 ** 32) >>> 0);
+  const sparse = new Uint32Array(words);
+  for (let i = 0; i < n / 1000; i++) {
+    const t = Math.floor(random() * n);
+    sparse[t >> 5] |= 1 << (t & 31);
+  }
+  const k = 4;
+  const q = new Float32Array(k * n);
+  const target = new Float32Array((k + 1) * n);
+  for (let j = 0; j <= k; j++) target.set(normalScores(n, 0x77 + j), j * n);
+  for (let j = 0; j < k; j++) q.set(simd.softmax(target.subarray(j * n, (j + 1) * n), { temperature: 1.2 }), j * n);
+  const draft = Array.from({ length: k }, (_, j) => simd.argmax(q.subarray(j * n, (j + 1) * n)));
+  const rows = [];
+  const results = new Map();
+  for (const [sm, build] of [
+    [simd, 'SIMD'],
+    [base, 'baseline'],
+  ]) {
+    const topK = sm.createSampler({ seed: 42, temperature: 0.8, topK: 40 });
+    const topP = sm.createSampler({ seed: 42, temperature: 0.8, topP: 0.95 });
+    const verify = sm.createSampler({ seed: 42, temperature: 0.8, topK: 40 });
+    const y = new Float32Array(n);
+    let buf;
+    const entries = [
+      ['`sample()`, top-k 40, T 0.8, unmasked', () => topK.sample(x)],
+      ['`sample(x, { mask })`, top-k 40, T 0.8, half the tokens allowed', () => topK.sample(x, { mask: half })],
+      ['`sample(x, { mask })`, top-k 40, T 0.8, 0.1% allowed', () => topK.sample(x, { mask: sparse })],
+      ['`sample()`, top-p 0.95, T 0.8, unmasked', () => topP.sample(x)],
+      ['`sample(x, { mask })`, top-p 0.95, T 0.8, half the tokens allowed', () => topP.sample(x, { mask: half })],
+      ['`sm.softmax(x)` (Float32Array in, new Float32Array out)', () => sm.softmax(x)],
+      ['`sm.applyTokenBitmask(y, mask)`, y a Float32Array (staged in and out)', () => sm.applyTokenBitmask(y, half)],
+      ['`sm.softmax(buf, { out: buf })`, buf = `sm.buffer(n)`', () => sm.softmax(buf, { out: buf })],
+      ['`sm.applyTokenBitmask(buf, mask)`, buf = `sm.buffer(n)` (in place)', () => sm.applyTokenBitmask(buf, half)],
+      [`\`verifyDraft()\`, k = ${k}, top-k 40 (staging ${k} + ${k + 1} rows)`, () => verify.verifyDraft(draft, q, target)],
+      [`${k + 1} \`sample()\` calls on the target rows, top-k 40`, () => {
+        let t = 0;
+        for (let j = 0; j <= k; j++) t += verify.sample(target.subarray(j * n, (j + 1) * n));
+        return t;
+      }],
+    ].map(([name, run]) => ({ name: `${build}: ${name}`, run }));
+    // Each call once first: wasm memory grows (the samplers' buffers, the
+    // staging) before the buffer() view exists, so that it stays valid.
+    for (const e of entries) if (!e.name.includes('buf')) e.run();
+    buf = sm.buffer(n);
+    buf.set(x);
+    y.set(x);
+    log(`mask and draft N = ${n}, ${build}: ${entries.length} entries × ${ROUNDS} rounds`);
+    const best = await timeInterleaved(entries);
+    for (const [name, us] of best) {
+      rows.push(name);
+      results.set(name, us);
+    }
+    for (const s of [topK, topP, verify]) s.dispose();
+  }
+  out(`### Token masks and draft verification (N = ${n})`);
+  out();
+  const ratioOf = (name) => {
+    const [build, what] = name.split(': ');
+    const ref = what.includes('top-p')
+      ? '`sample()`, top-p 0.95, T 0.8, unmasked'
+      : what.includes('mask })`') || what.includes('unmasked')
+        ? '`sample()`, top-k 40, T 0.8, unmasked'
+        : what.includes('buf')
+          ? '`sm.softmax(buf, { out: buf })`, buf = `sm.buffer(n)`'
+          : what.includes('applyTokenBitmask') || what.includes('softmax')
+            ? '`sm.softmax(x)` (Float32Array in, new Float32Array out)'
+            : `${k + 1} \`sample()\` calls on the target rows, top-k 40`;
+    return results.get(name) / results.get(`${build}: ${ref}`);
+  };
+  table(`Median µs per call (best of ${ROUNDS} rounds); ratio to the row it replaces or extends (same build)`, [{ label: 'µs' }, { label: 'ratio' }], rows, (r, c) =>
+    c.label === 'µs' ? fmtUs(results.get(r)) : fmtRatio(ratioOf(r)),
+  );
+}
+
+// The sampler configurations of the speed table (BENCHMARKS.md, "Sampling one
+// token: every configuration"), as bench/sampler_bench.cpp times them natively.
+const HISTORY_64 = Array.from({ length: 64 }, (_, i) => (i * 7919 + (i % 3) * 13) % 1000);
+const HISTORY_256 = Array.from({ length: 256 }, (_, i) => (i * 7919 + (i % 3) * 13) % 1000);
+const PENALTIES = { repetitionPenalty: 1.1, frequencyPenalty: 0.1, presencePenalty: 0.1 };
+const SAMPLER_CONFIGS = [
+  ['no filters (T = 1)', {}],
+  ['topP 0.9', { topP: 0.9 }],
+  ['minP 0.05', { minP: 0.05 }],
+  ['typicalP 0.9', { typicalP: 0.9 }],
+  ['topNSigma 1', { topNSigma: 1 }],
+  ['epsilonCutoff 3e-4', { epsilonCutoff: 3e-4 }],
+  ['etaCutoff 3e-4', { etaCutoff: 3e-4 }],
+  ['mirostat 2', { mirostat: 2 }],
+  ['dynatempRange 0.5', { dynatempRange: 0.5 }],
+  ['XTC 0.5 / 0.1', { xtcProbability: 0.5, xtcThreshold: 0.1 }],
+  ['penalties (rep 1.1, freq 0.1, pres 0.1, 64-token history) + topK 40', { ...PENALTIES, topK: 40, history: HISTORY_64 }],
+  ['T 0.7, topP 0.9, minP 0.05', { temperature: 0.7, topP: 0.9, minP: 0.05 }],
+  [
+    'every step on, llama.cpp order',
+    {
+      temperature: 0.8, topK: 40, topP: 0.95, minP: 0.02, typicalP: 0.97, topNSigma: 3, xtcProbability: 0.5, xtcThreshold: 0.1,
+      mirostat: 2, mirostatTau: 5, dynatempRange: 0.3, epsilonCutoff: 1e-4, etaCutoff: 1e-4, dryMultiplier: 0.8,
+      noRepeatNgramSize: 3, ...PENALTIES, history: HISTORY_256, order: 'llama.cpp',
+    },
+  ],
+  ['T 0.8, topK 40, topP 0.95', { temperature: 0.8, topK: 40, topP: 0.95 }],
+  ['greedy (T = 0)', { temperature: 0 }],
+];
+
 /**
  * The obvious JavaScript for a whole chain: a Float64Array copy, the
  * penalties, DRY and no-repeat n-gram by direct loops over the history, one
@@ -805,6 +920,10 @@ async function main() {
   ensureWasmBuild();
   const floorPath = buildFloor();
   const ONLY_SAMPLER = argv.has('--only-sampler');
+  if (argv.has('--only-mask')) {
+    const { load } = await import('../web/src/node.js');
+    return benchMaskAndDraft({ simd: await load({ simd: true }), base: await load({ simd: false }) });
+  }
   const native = argv.has('--no-native') || ONLY_SAMPLER ? null : nativeKernels();
 
   const { load } = await import('../web/src/node.js');
@@ -845,6 +964,7 @@ async function main() {
   if (!ONLY_SAMPLER) await benchSoftmax(peers);
   if (!ONLY_SAMPLER && !argv.has('--no-binding')) await benchBinding(simd);
   if (!argv.has('--no-sampler')) await benchSampler(peers);
+  if (!argv.has('--no-sampler')) await benchMaskAndDraft(peers);
   if (ONLY_SAMPLER) return;
   if (!argv.has('--no-startup')) reportStartup();
   const engines = browsersOption();

@@ -84,6 +84,11 @@ uint32_t argmax(Ptr x, uint32_t n) {
   return static_cast<uint32_t>(smx::argmax(at<const float>(x), n));
 }
 
+// In place: x[i] = -Infinity where the token mask forbids i. Returns how many it allows.
+uint32_t apply_token_bitmask(Ptr x, uint32_t n, Ptr mask) {
+  return static_cast<uint32_t>(smx::apply_token_bitmask(at<float>(x), n, at<const uint32_t>(mask)));
+}
+
 int32_t live_samplers = 0;
 
 // smx::Sampler as JavaScript sees it: arrays are offsets into wasm memory.
@@ -119,24 +124,37 @@ class Sampler {
     return code(s_.accept(at<const int32_t>(tokens), count));
   }
   void clearHistory() { s_.clear_history(); }
-  // The index (>= 0), or -SampleStatus.
-  int32_t sample(Ptr x, uint32_t n) {
+  // mask: a token mask (0: none). The index (>= 0), or -SampleStatus.
+  int32_t sample(Ptr x, uint32_t n, Ptr mask) {
     int32_t t = 0;
-    const smx::SampleStatus st = s_.sample(at<const float>(x), n, &t);
+    const smx::SampleStatus st = s_.sample(at<const float>(x), n, &t, at<const uint32_t>(mask));
     return st == smx::SampleStatus::kOk ? t : -code(st);
   }
-  int32_t sampleMany(Ptr x, uint32_t n, uint32_t count, Ptr out) {
-    return code(s_.sample_many(at<const float>(x), n, count, at<int32_t>(out)));
+  int32_t sampleMany(Ptr x, uint32_t n, uint32_t count, Ptr out, Ptr mask) {
+    return code(
+        s_.sample_many(at<const float>(x), n, count, at<int32_t>(out), at<const uint32_t>(mask)));
   }
-  int32_t sampleBatch(Ptr x, uint32_t rows, uint32_t n, Ptr out) {
-    return code(s_.sample_batch(at<const float>(x), rows, n, at<int32_t>(out)));
+  int32_t sampleBatch(Ptr x, uint32_t rows, uint32_t n, Ptr out, Ptr mask) {
+    return code(
+        s_.sample_batch(at<const float>(x), rows, n, at<int32_t>(out), at<const uint32_t>(mask)));
   }
-  int32_t probs(Ptr x, uint32_t n, Ptr out) {
-    return code(s_.probs(at<const float>(x), n, at<float>(out)));
+  int32_t probs(Ptr x, uint32_t n, Ptr out, Ptr mask) {
+    return code(s_.probs(at<const float>(x), n, at<float>(out), at<const uint32_t>(mask)));
   }
-  int32_t logprobs(Ptr x, uint32_t n, uint32_t k, Ptr index, Ptr before, Ptr after) {
+  int32_t logprobs(Ptr x, uint32_t n, uint32_t k, Ptr index, Ptr before, Ptr after, Ptr mask) {
     return code(s_.logprobs(at<const float>(x), n, k, at<int32_t>(index), at<float>(before),
-                            at<float>(after)));
+                            at<float>(after), at<const uint32_t>(mask)));
+  }
+  // out[0] = the accepted count a, out[1 .. a + 2) the tokens.
+  int32_t verifyDraft(Ptr draft, Ptr draft_probs, uint32_t k, Ptr target, uint32_t n, Ptr mask,
+                      Ptr out) {
+    int32_t* o = at<int32_t>(out);
+    size_t accepted = 0;
+    const smx::SampleStatus st =
+        s_.verify_draft(at<const int32_t>(draft), at<const float>(draft_probs), k,
+                        at<const float>(target), n, o + 1, &accepted, at<const uint32_t>(mask));
+    o[0] = static_cast<int32_t>(accepted);
+    return code(st);
   }
   double errorIndex() const { return static_cast<double>(s_.error_index()); }
 
@@ -275,7 +293,10 @@ EMSCRIPTEN_BINDINGS(softmax_wasm) {
       .value("nanScore", smx::SampleStatus::kNaNScore)
       .value("badOption", smx::SampleStatus::kBadOption)
       .value("badToken", smx::SampleStatus::kBadToken)
-      .value("noMemory", smx::SampleStatus::kNoMemory);
+      .value("noMemory", smx::SampleStatus::kNoMemory)
+      .value("emptyMask", smx::SampleStatus::kEmptyMask)
+      .value("badDraft", smx::SampleStatus::kBadDraft)
+      .value("draftSum", smx::SampleStatus::kDraftSum);
   enum_<smx::Step> steps("Step");
   for (int i = 0; i < smx::kNumSteps; ++i)
     steps.value(smx::kStepNames[i], static_cast<smx::Step>(i));
@@ -287,6 +308,7 @@ EMSCRIPTEN_BINDINGS(softmax_wasm) {
   function("softmaxSteps", &softmax_steps);
   function("sigmoid", &sigmoid);
   function("argmax", &argmax);
+  function("applyTokenBitmask", &apply_token_bitmask);
 
   value_array<std::array<smx::Step, smx::kNumSteps>> order("StepOrder");
   order.element(emscripten::index<0>()).element(emscripten::index<1>());
@@ -330,6 +352,7 @@ EMSCRIPTEN_BINDINGS(softmax_wasm) {
       .function("sampleBatch", &Sampler::sampleBatch)
       .function("probs", &Sampler::probs)
       .function("logprobs", &Sampler::logprobs)
+      .function("verifyDraft", &Sampler::verifyDraft)
       .property("mirostatMu", &Sampler::mirostatMu)
       .property("errorIndex", &Sampler::errorIndex);
 

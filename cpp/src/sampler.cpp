@@ -16,6 +16,7 @@
 #include "smx/softmax.h"
 #include "softmax_parts.h"
 #include "steps/steps.h"
+#include "token_mask.h"
 
 namespace smx {
 
@@ -91,9 +92,9 @@ SampleStatus Sampler::set_dry_breakers(const int32_t* tokens, size_t count) {
   if (!dry_breakers_.reserve(count)) return SampleStatus::kNoMemory;
   int32_t* b = dry_breakers_.data();
   if (count > 0) std::memcpy(b, tokens, count * sizeof(int32_t));
-  // Non-negative: sorted as uint32 (one std::sort instantiation in the core).
+  // Non-negative: sorted as uint32.
   auto* u = reinterpret_cast<uint32_t*>(b);
-  std::sort(u, u + count);
+  sel::sort_indices(u, count);
   dry_breakers_len_ = static_cast<size_t>(std::unique(u, u + count) - u);
   return SampleStatus::kOk;
 }
@@ -142,14 +143,19 @@ SampleStatus Sampler::reserve(size_t n) {
   return SampleStatus::kOk;
 }
 
-// logits_ = scores (NaN -> kNaNScore), then the logit bias and the penalties.
-SampleStatus Sampler::load(const float* x, size_t n) {
+// logits_ = scores, masked (NaN -> kNaNScore), then the logit bias and the penalties.
+SampleStatus Sampler::load(const float* x, size_t n, const uint32_t* mask) {
+  mask_ = mask;
   if (n == 0) return SampleStatus::kEmpty;
   if (n > 0x7FFFFFFFu) return SampleStatus::kBadOption;
   const SampleStatus s = reserve(n);
   if (s != SampleStatus::kOk) return s;
-  // Copy and NaN check in blocks without an early exit (vectorizable).
   float* l = logits_.data();
+  if (mask != nullptr) {
+    if (dispatch::vbitmask(n, x, mask, l) == 0) return SampleStatus::kEmptyMask;
+    x = l;
+  }
+  // Copy and NaN check in blocks without an early exit (vectorizable).
   for (size_t i0 = 0; i0 < n; i0 += 1024) {
     const size_t end = std::min(n, i0 + 1024);
     unsigned nan = 0;
@@ -310,7 +316,9 @@ bool Sampler::top_k_first(const float* x, size_t n, SampleStatus* status) {
   *status = reserve(n);
   if (*status != SampleStatus::kOk) return true;
   uint32_t* a = perm_.data();
-  const size_t nan = sel::first_k_scan(x, n, kk, a);
+  const size_t nan =
+      mask_ == nullptr ? sel::first_k_scan(x, n, kk, a) : first_k_scan_masked(x, n, kk, mask_, a);
+  if (nan == n + 1) return false;  // fewer than kk allowed: the general path
   if (nan != n) {
     error_index_ = nan;
     *status = SampleStatus::kNaNScore;
@@ -338,6 +346,11 @@ SampleStatus Sampler::scores_in(const float* x, size_t n, const float** src, flo
   if (n > 0x7FFFFFFFu) return SampleStatus::kBadOption;
   const SampleStatus s = reserve(n);
   if (s != SampleStatus::kOk) return s;
+  float* l = logits_.data();
+  if (mask_ != nullptr) {  // the forbidden entries -Infinity, before anything reads them
+    if (dispatch::vbitmask(n, x, mask_, l) == 0) return SampleStatus::kEmptyMask;
+    x = l;
+  }
   dispatch::rminmax(n, x, min_max);
   if (min_max[1] != min_max[1]) {  // a NaN: the first one
     for (size_t i = 0;; ++i) {
@@ -349,8 +362,7 @@ SampleStatus Sampler::scores_in(const float* x, size_t n, const float** src, flo
   }
   *src = x;
   if (bias_len_ == 0 && !steps::penalties_active(opts_, history_len_)) return SampleStatus::kOk;
-  float* l = logits_.data();
-  std::memcpy(l, x, n * sizeof(float));
+  if (x != l) std::memcpy(l, x, n * sizeof(float));
   if (!steps::apply_logit_bias(l, n, bias_index_.data(), bias_value_.data(), bias_len_,
                                &error_index_))
     return SampleStatus::kBadToken;
@@ -368,8 +380,9 @@ SampleStatus Sampler::scores_in(const float* x, size_t n, const float** src, flo
   return SampleStatus::kOk;
 }
 
-SampleStatus Sampler::prepare(const float* x, size_t n) {
+SampleStatus Sampler::prepare(const float* x, size_t n, const uint32_t* mask) {
   n_ = n;
+  mask_ = mask;
   step_status_ = SampleStatus::kOk;
   const SamplerOptions& o = opts_;
   if (n > 0 && n <= 0x7FFFFFFFu && (o.dry_multiplier > 0.0f || o.no_repeat_ngram_size > 0) &&
@@ -385,14 +398,9 @@ SampleStatus Sampler::prepare(const float* x, size_t n) {
   if (mm[0] != -kInf) {  // nothing masked: the candidates are the scores themselves
     cand_index_ = nullptr, cand_logit_ = l, size_ = n;
     run_steps(-1, mm);
-  } else {  // every entry that is not -Infinity, ascending
-    size_t m = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (l[i] != -kInf) {
-        index_[m] = static_cast<uint32_t>(i);
-        logit_[m++] = l[i];
-      }
-    }
+  } else {  // every entry that is not -Infinity, ascending (a masked call: the allowed ones)
+    const size_t m = dispatch::indexge(n, l, -std::numeric_limits<float>::max(), index_.data());
+    for (size_t j = 0; j < m; ++j) logit_[j] = l[index_[j]];
     if (m == 0) return SampleStatus::kAllMasked;
     cand_index_ = index_.data(), cand_logit_ = logit_.data(), size_ = m;
     run_steps(-1, nullptr);
@@ -416,22 +424,26 @@ int32_t Sampler::draw() {
   return static_cast<int32_t>(cand_index_ != nullptr ? cand_index_[lo] : lo);
 }
 
-SampleStatus Sampler::sample(const float* x, size_t n, int32_t* out) {
-  return sample_many(x, n, 1, out);
+SampleStatus Sampler::sample(const float* x, size_t n, int32_t* out, const uint32_t* mask) {
+  return sample_many(x, n, 1, out, mask);
 }
 
-SampleStatus Sampler::sample_many(const float* x, size_t n, size_t count, int32_t* out) {
-  const SampleStatus s = prepare(x, n);
+SampleStatus Sampler::sample_many(const float* x, size_t n, size_t count, int32_t* out,
+                                  const uint32_t* mask) {
+  const SampleStatus s = prepare(x, n, mask);
   if (s != SampleStatus::kOk) return s;
   for (size_t i = 0; i < count; ++i) out[i] = draw();
   return SampleStatus::kOk;
 }
 
-SampleStatus Sampler::sample_batch(const float* x, size_t rows, size_t n, int32_t* out) {
+SampleStatus Sampler::sample_batch(const float* x, size_t rows, size_t n, int32_t* out,
+                                   const uint32_t* mask) {
   for (size_t r = 0; r < rows; ++r) {
-    const SampleStatus s = prepare(x + r * n, n);
+    const SampleStatus s =
+        prepare(x + r * n, n, mask != nullptr ? mask + r * mask_words(n) : nullptr);
     if (s != SampleStatus::kOk) {
       if (s == SampleStatus::kNaNScore) error_index_ += r * n;
+      if (s == SampleStatus::kEmptyMask) error_index_ = r;
       return s;
     }
     out[r] = draw();
@@ -439,9 +451,9 @@ SampleStatus Sampler::sample_batch(const float* x, size_t rows, size_t n, int32_
   return SampleStatus::kOk;
 }
 
-SampleStatus Sampler::probs(const float* x, size_t n, float* out) {
+SampleStatus Sampler::probs(const float* x, size_t n, float* out, const uint32_t* mask) {
   const Pcg32 xtc_state = xtc_rng_;  // probs() shows what the next sample() draws from
-  const SampleStatus s = prepare(x, n);
+  const SampleStatus s = prepare(x, n, mask);
   xtc_rng_ = xtc_state;
   if (s != SampleStatus::kOk) return s;
   if (cand_index_ == nullptr) {
@@ -454,8 +466,8 @@ SampleStatus Sampler::probs(const float* x, size_t n, float* out) {
 }
 
 SampleStatus Sampler::logprobs(const float* x, size_t n, size_t k, int32_t* index, float* before,
-                               float* after) {
-  SampleStatus s = load(x, n);
+                               float* after, const uint32_t* mask) {
+  SampleStatus s = load(x, n, mask);
   if (s != SampleStatus::kOk) return s;
   bool any = false;
   for (size_t i = 0; i < n && !any; ++i) any = logits_[i] != -kInf;
@@ -470,7 +482,7 @@ SampleStatus Sampler::logprobs(const float* x, size_t n, size_t k, int32_t* inde
   for (size_t j = 0; j < k; ++j) before[j] = logprob_[a[j]];
   // After: the final distribution (XTC's coin as the next sample() sees it).
   const Pcg32 xtc_state = xtc_rng_;
-  s = prepare(x, n);
+  s = prepare(x, n, mask);
   xtc_rng_ = xtc_state;
   if (s != SampleStatus::kOk) return s;
   Options so;

@@ -3,7 +3,8 @@
 // web/tools/serve.mjs, in three engines (tests/browser/engines.mjs):
 //  - Chromium (V8), Firefox ESR (SpiderMonkey) and WebKit's MiniBrowser (JavaScriptCore);
 //  - every worked example of the course, in both wasm builds (?simd=0 forces the baseline);
-//  - golden bits: tests/golden/softmax.json and the sampler golden files replayed in the page;
+//  - golden bits: tests/golden/softmax.json and the sampler golden files (masked draws and
+//    verifyDraft rounds of speculative.json included) replayed in the page;
 //  - seeded sampling: the same indices in every engine and in Node;
 //  - the widgets driven by keyboard and pointer as a person would.
 // Screenshots (whole page and each widget, 1280 and 360 px wide, per engine) go to
@@ -118,7 +119,7 @@ function assertNoErrors(errors, where) {
 }
 
 // Replays golden cases in the page with both builds. Self-contained: it runs in the page.
-const REPLAY_GOLDEN = async (indexUrl, softmaxCases, samplerSets, big) => {
+const REPLAY_GOLDEN = async (indexUrl, softmaxCases, samplerSets, big, verifyCases) => {
   const { load } = await import(indexUrl);
   const num = (v) => (v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : v);
   const hex = (f32) => Array.from(new Uint32Array(f32.buffer, f32.byteOffset, f32.length), (u) => u.toString(16).padStart(8, '0'));
@@ -131,6 +132,13 @@ const REPLAY_GOLDEN = async (indexUrl, softmaxCases, samplerSets, big) => {
       x[i] = (v & 255) < maskedBelow ? -Infinity : ((v >>> 8) / 16777216 - 0.5) * scale;
     }
     return x;
+  };
+  // The hash masks of tests/native/speculative_golden.h.
+  const maskOf = (n, salt) => {
+    const m = new Uint32Array(Math.ceil(n / 32));
+    for (let w = 0; w < m.length; w++) m[w] = (Math.imul(w + salt, 2246822519) & Math.imul(w + salt + 1, 3266489917)) >>> 0;
+    m[0] |= 1;
+    return m;
   };
   const optionsOf = (c) => {
     const o = {};
@@ -164,15 +172,16 @@ const REPLAY_GOLDEN = async (indexUrl, softmaxCases, samplerSets, big) => {
         const o = optionsOf(c);
         const n = x.length > big.logits ? big.draws : c.draws.length;
         const s = sm.createSampler(o);
+        const call = c.maskSalt ? { mask: maskOf(x.length, c.maskSalt) } : undefined;
         try {
           const got = [];
           for (let i = 0; i < n; i++) {
-            got.push(s.sample(x));
+            got.push(s.sample(x, call));
             if (c.accept) s.accept(got[i]);
           }
           if (many && !c.accept) {
             s.reset(BigInt(c.seed));
-            got.push(...s.sampleMany(x, n));
+            got.push(...s.sampleMany(x, n, call));
           }
           draws += got.length;
           const k = got.findIndex((t, j) => t !== c.draws[j % n]);
@@ -181,6 +190,35 @@ const REPLAY_GOLDEN = async (indexUrl, softmaxCases, samplerSets, big) => {
           s.dispose();
         }
       }
+    }
+    // verifyDraft rounds (tests/golden/speculative.json; rows as speculative_golden.h builds them).
+    for (const c of verifyCases) {
+      const { n, k } = c;
+      const target = new Float32Array((k + 1) * n);
+      const draft = new Float32Array(k * n);
+      const masks = [];
+      for (let j = 0; j <= k; j++) {
+        const t = scoresOf({ hash: { n, salt: c.salt + j, maskedBelow: 0, scale: c.scale } });
+        target.set(t, j * n);
+        if (c.maskSalt) masks.push(maskOf(n, c.maskSalt + j));
+        if (j === k) break;
+        const d = scoresOf({ hash: { n, salt: c.draftSalt + j, maskedBelow: 0, scale: 1 } });
+        for (let i = 0; i < n; i++) d[i] = t[i] + d[i];
+        draft.set(sm.softmax(d), j * n);
+      }
+      const s = sm.createSampler(optionsOf(c));
+      const got = [];
+      for (let round = 0; round < c.rounds; round++) {
+        const tokens = Array.from({ length: k }, (_, j) =>
+          (round + j) % 3 !== 2 ? sm.argmax(draft.subarray(j * n, (j + 1) * n)) : (Math.imul(round * 31 + j, 2654435761) >>> 0) % n,
+        );
+        const v = s.verifyDraft(tokens, draft, target, masks.length ? { mask: masks } : undefined);
+        got.push(v.accepted, ...v.tokens);
+      }
+      s.dispose();
+      draws += got.length;
+      const i = got.findIndex((t, j) => t !== c.results[j]);
+      if (i >= 0 || got.length !== c.results.length) bad.push(`speculative.json verify '${c.name}' [${i}]: ${got[i]}, golden ${c.results[i]}`);
     }
     out.push({ simd, outputs, draws, bad });
   }
@@ -206,7 +244,9 @@ async function main() {
     samplers: [
       { file: 'sampler.json', cases: json('sampler.json').cases, many: true },
       { file: 'sampler_steps.json', cases: json('sampler_steps.json').cases, many: false },
+      { file: 'speculative.json', cases: json('speculative.json').masked, many: true },
     ],
+    verify: json('speculative.json').verify,
   };
   const server = await startServer({ port: 0 });
   console.log(`serving ${WEB_ROOT} at ${server.url} with CSP: ${CSP}`);
@@ -350,7 +390,7 @@ async function engineTests(name, shared) {
     });
 
     await t('golden bits: softmax.json and the sampler golden files replayed in the page, both builds', async () => {
-      const results = await page.evaluate(REPLAY_GOLDEN, `${shared.server.url}src/index.js`, shared.golden.softmax, shared.golden.samplers, BIG);
+      const results = await page.evaluate(REPLAY_GOLDEN, `${shared.server.url}src/index.js`, shared.golden.softmax, shared.golden.samplers, BIG, shared.golden.verify);
       for (const r of results) {
         const build = r.simd ? 'SIMD' : 'baseline';
         assert(r.bad.length === 0, `${build} build: ${r.bad.length} golden case(s) differ:\n${r.bad.slice(0, 10).join('\n')}`);

@@ -15,6 +15,17 @@
 //     same bits;
 //   - logprobs: distinct indices in [0, n), log-probabilities <= 0, -Infinity
 //     after only where probs is 0.
+//   - token masks (a mask derived from a hash of the input: words all clear,
+//     all set, random, sparse; sometimes none allowed): a masked call has the
+//     status, probs bits and index of the call on the scores with -Infinity
+//     where the mask forbids (kEmptyMask when it allows none), and draws an
+//     allowed index;
+//   - verify_draft (k = 0..4 rows from the scores, draft rows valid or broken:
+//     zeros, NaN, negative, > 1, a sum off 1, draft tokens past n; masks per
+//     row): the error the checks name (kBadToken, kBadDraft, kDraftSum with
+//     their index), else accepted <= k, the accepted tokens are the draft's,
+//     every emitted token has probability > 0 in its row's distribution, and
+//     one seed gives one result.
 // Build: CXX=clang++ cmake -S . -B build-fuzz -DSMX_FUZZ=ON; run: tests/fuzz/run.sh.
 #include <algorithm>
 #include <cmath>
@@ -106,6 +117,182 @@ bool duplicate_step(const smx::SamplerOptions& o) {
   return false;
 }
 
+uint64_t mix(uint64_t& h) {  // splitmix64
+  uint64_t z = (h += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// A token mask of `words` words from h: patterns per word, sometimes all clear.
+std::vector<uint32_t> fuzz_mask(uint64_t& h, size_t words) {
+  std::vector<uint32_t> m(words + 1);
+  const bool none = mix(h) % 8 == 0;
+  for (auto& w : m) {
+    const uint64_t v = mix(h);
+    switch (v % 4) {
+      case 0:
+        w = 0;
+        break;
+      case 1:
+        w = 0xFFFFFFFFu;
+        break;
+      case 2:
+        w = static_cast<uint32_t>(v >> 32);
+        break;
+      default:
+        w = static_cast<uint32_t>(v >> 32) & static_cast<uint32_t>(mix(h)) &
+            static_cast<uint32_t>(mix(h));
+    }
+    if (none) w = 0;
+  }
+  return m;
+}
+
+bool allows(const uint32_t* m, size_t i) { return (m[i >> 5] >> (i & 31)) & 1u; }
+
+struct Setup {
+  const smx::SamplerOptions& o;
+  const std::vector<uint32_t>& bias_index;
+  const std::vector<float>& bias_value;
+  const std::vector<int32_t>& history;
+  uint64_t seed;
+  void apply(smx::Sampler& s) const {
+    s.configure(o);
+    s.set_logit_bias(bias_index.data(), bias_value.data(), bias_index.size());
+    s.accept(history.data(), history.size());
+    s.seed(seed);
+  }
+};
+
+void check_mask(const Setup& setup, const std::vector<float>& x, uint64_t h) {
+  const size_t n = x.size();
+  const std::vector<uint32_t> m = fuzz_mask(h, smx::mask_words(n));
+  std::vector<float> xm(x);
+  bool any = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (!allows(m.data(), i)) xm[i] = -kInf;
+    any = any || allows(m.data(), i);
+  }
+  smx::Sampler c, d;
+  setup.apply(c);
+  setup.apply(d);
+  std::vector<float> pc(n + 1), pd(n + 1);
+  const smx::SampleStatus sc = c.probs(x.data(), n, pc.data(), m.data());
+  const smx::SampleStatus sd = d.probs(xm.data(), n, pd.data());
+  if (n > 0 && !any) {
+    CHECK(sc == smx::SampleStatus::kEmptyMask, "a mask that allows nothing: kEmptyMask",
+          static_cast<int>(sc), 7);
+    return;
+  }
+  CHECK(sc == sd, "masked status == status on -Infinity scores", static_cast<int>(sc),
+        static_cast<int>(sd));
+  if (sc == smx::SampleStatus::kNaNScore)
+    CHECK(c.error_index() == d.error_index() && allows(m.data(), c.error_index()),
+          "kNaNScore names an allowed NaN", c.error_index(), d.error_index());
+  if (sc != smx::SampleStatus::kOk) return;
+  CHECK(std::memcmp(pc.data(), pd.data(), n * 4) == 0, "masked probs == probs on -Infinity", 0, 0);
+  int32_t tc = -1, td = -2;
+  CHECK(c.sample(x.data(), n, &tc, m.data()) == smx::SampleStatus::kOk, "masked sample ok", 0, 0);
+  d.sample(xm.data(), n, &td);
+  CHECK(tc == td && allows(m.data(), static_cast<size_t>(tc)),
+        "masked sample == sample on -Infinity, allowed", tc, td);
+}
+
+void check_draft(const Setup& setup, const std::vector<float>& x, uint64_t h) {
+  const size_t n = x.size();
+  const size_t k = mix(h) % 5;
+  std::vector<float> target((k + 1) * n), q(k * n);
+  for (size_t j = 0; j <= k; ++j)
+    for (size_t i = 0; i < n; ++i) target[j * n + i] = x[(i + j) % n];
+  // Draft rows: normalised weights, some zero; then maybe one broken entry or row.
+  for (size_t j = 0; j < k; ++j) {
+    double sum = 0;
+    std::vector<double> w(n);
+    for (auto& v : w) {
+      const uint64_t r = mix(h);
+      v = r % 4 == 0 ? 0.0 : static_cast<double>(r >> 40);
+      sum += v;
+    }
+    for (size_t i = 0; i < n; ++i)
+      q[j * n + i] = sum > 0 ? static_cast<float>(w[i] / sum) : (i == 0 ? 1.0f : 0.0f);
+  }
+  const uint64_t broken = mix(h) % 16;
+  if (k > 0 && n > 0 && broken < 4) {
+    static const float kBad[] = {kNaN, -0.25f, 1.5f, kInf};
+    q[mix(h) % (k * n)] = kBad[broken];
+  } else if (k > 0 && broken == 4) {
+    for (size_t i = 0; i < n; ++i) q[(k - 1) * n + i] *= 1.5f;
+  }
+  std::vector<int32_t> draft(k);
+  for (auto& t : draft) t = static_cast<int32_t>(mix(h) % (n + (mix(h) % 8 == 0 ? 3 : 0) + 1));
+  const bool masked = mix(h) % 2 == 0;
+  std::vector<uint32_t> m;
+  for (size_t j = 0; j <= k && masked; ++j) {
+    auto row = fuzz_mask(h, smx::mask_words(n));
+    row.pop_back();
+    m.insert(m.end(), row.begin(), row.end());
+  }
+  m.push_back(0);
+  smx::Sampler c, d;
+  setup.apply(c);
+  setup.apply(d);
+  std::vector<int32_t> out(k + 1, -1), out_d(k + 1, -2);
+  size_t acc = 99, acc_d = 98;
+  const uint32_t* mp = masked ? m.data() : nullptr;
+  const smx::SampleStatus s =
+      c.verify_draft(draft.data(), q.data(), k, target.data(), n, out.data(), &acc, mp);
+  const smx::SampleStatus sd =
+      d.verify_draft(draft.data(), q.data(), k, target.data(), n, out_d.data(), &acc_d, mp);
+  CHECK(s == sd, "verify_draft deterministic status", static_cast<int>(s), static_cast<int>(sd));
+  if (n == 0) {
+    CHECK(s == smx::SampleStatus::kEmpty, "verify_draft: no vocabulary is kEmpty",
+          static_cast<int>(s), 1);
+    return;
+  }
+  // The checks that come before any draw, in their order.
+  size_t bad_token = k, bad_entry = k * n, bad_sum = k;
+  for (size_t j = 0; j < k && bad_token == k; ++j)
+    if (draft[j] < 0 || static_cast<size_t>(draft[j]) >= n) bad_token = j;
+  for (size_t i = 0; i < k * n && bad_entry == k * n; ++i)
+    if (!(q[i] >= 0.0f && q[i] <= 1.0f)) bad_entry = i;
+  for (size_t j = 0; j < k && bad_sum == k; ++j) {
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) sum += q[j * n + i];
+    if (!(std::fabs(sum - 1.0) <= smx::kDraftSumSlack * 0.999)) bad_sum = j;
+  }
+  if (bad_token < k) {
+    CHECK(s == smx::SampleStatus::kBadToken && c.error_index() == bad_token,
+          "a draft token past n: kBadToken naming it", c.error_index(), bad_token);
+    return;
+  }
+  if (bad_entry < k * n) {
+    CHECK(s == smx::SampleStatus::kBadDraft && c.error_index() == bad_entry,
+          "a draft entry outside [0, 1]: kBadDraft naming it", c.error_index(), bad_entry);
+    return;
+  }
+  if (bad_sum < k && s == smx::SampleStatus::kDraftSum) return;
+  CHECK(s != smx::SampleStatus::kBadDraft && s != smx::SampleStatus::kDraftSum,
+        "valid draft rows pass the checks", static_cast<int>(s), 0);
+  if (s != smx::SampleStatus::kOk) return;
+  CHECK(acc <= k && acc == acc_d, "accepted <= k, deterministic", acc, acc_d);
+  const smx::SamplerOptions& o = setup.o;
+  const bool stateless = !(o.xtc_probability > 0.0) && o.mirostat == 0;
+  for (size_t j = 0; j <= acc; ++j) {
+    CHECK(out[j] == out_d[j] && out[j] >= 0 && static_cast<size_t>(out[j]) < n,
+          "emitted tokens in range, deterministic", out[j], out_d[j]);
+    if (j < acc) CHECK(out[j] == draft[j], "accepted tokens are the draft's", out[j], draft[j]);
+    if (!stateless) continue;
+    smx::Sampler e;
+    setup.apply(e);
+    std::vector<float> p(n);
+    CHECK(e.probs(target.data() + j * n, n, p.data(),
+                  masked ? m.data() + j * smx::mask_words(n) : nullptr) == smx::SampleStatus::kOk,
+          "an emitted row has a distribution", j, 0);
+    CHECK(p[out[j]] > 0.0f, "an emitted token has probability > 0 in its row", p[out[j]], 0);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -184,6 +371,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   b.accept(history.data(), nhist);
   a.seed(seed);
   b.seed(seed);
+
+  {  // token masks and draft verification, with fresh samplers of the same setup
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 0x100000001B3ull;
+    const Setup setup{o, bias_index, bias_value, history, seed};
+    if (bs == smx::SampleStatus::kOk) {
+      check_mask(setup, x, h);
+      check_draft(setup, x, h);
+    }
+  }
 
   // probs, twice: the same status and bits.
   std::vector<float> p(n + 1), p2(n + 1);

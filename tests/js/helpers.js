@@ -59,3 +59,17 @@ export function outOfUnit(y) {
   for (let i = 0; i < y.length; i++) if (!(y[i] >= 0 && y[i] <= 1)) bad.push(i);
   return bad;
 }
+
+export const num = (v) => (v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : v);
+
+/** The scores of a case: explicit, or the hash formula of sampler_golden.h. */
+export function goldenScores(spec) {
+  if (Array.isArray(spec)) return Float32Array.from(spec, num);
+  const { n, salt, maskedBelow, scale } = spec.hash;
+  const x = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = Math.imul(i + salt, 2654435761) >>> 0;
+    x[i] = (v & 255) < maskedBelow ? -Infinity : ((v >>> 8) / 16777216 - 0.5) * scale;
+  }
+  return x;
+}

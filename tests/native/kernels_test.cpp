@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,8 @@ struct Variants {
   std::vector<Variant<k::rsumsqdiff_ukernel>> rsumsqdiff;
   std::vector<Variant<k::indexge_ukernel>> indexge;
   std::vector<Variant<k::rentropy_ukernel>> rentropy;
+  std::vector<Variant<k::vbitmask_ukernel>> vbitmask;
+  std::vector<Variant<k::findabovemasked_ukernel>> findabovemasked;
 };
 
 const Variants& all() {
@@ -62,9 +66,9 @@ const Variants& all() {
 
 TEST(Kernels, EveryOpHasAScalarAndASimdVariant) {
   const Variants& v = all();
-  for (size_t n :
-       {v.rmax.size(), v.rminmax.size(), v.raddstoreexpminusc.size(), v.raddstoreexpminusmax.size(),
-        v.vscale.size(), v.vlogsoftmax.size(), v.findabove.size()})
+  for (size_t n : {v.rmax.size(), v.rminmax.size(), v.raddstoreexpminusc.size(),
+                   v.raddstoreexpminusmax.size(), v.vscale.size(), v.vlogsoftmax.size(),
+                   v.findabove.size(), v.vbitmask.size(), v.findabovemasked.size()})
     EXPECT_EQ(n, 2u);
 }
 
@@ -377,6 +381,87 @@ TEST(Kernels, IndexgeListsThePositionsAtOrAboveTheThreshold) {
           const size_t count = v.fn(n, x, t, got.data());
           got.resize(count);
           ASSERT_EQ(got, want) << v.name << " n=" << n << " t=" << t;
+        }
+      }
+    }
+  }
+}
+
+// Token bitmasks: random words, words all set and all clear (the kernels' fast
+// paths), a NaN with a payload among the kept entries; out of place and in
+// place; bits past n set (they must not count).
+TEST(Kernels, VbitmaskKeepsTheAllowedEntriesAndCountsThem) {
+  std::mt19937 rng(7);
+  for (const auto& v : all().vbitmask) {
+    for (size_t n : sizes()) {
+      if (n > 262144) continue;
+      for (size_t offset : {0, 1}) {
+        auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 3);
+        if (n > 5) {
+          const uint32_t payload = 0x7FC01234u;
+          std::memcpy(&buf[offset + 5], &payload, 4);
+        }
+        const float* x = buf.data() + offset;
+        const size_t words = (n + 31) / 32;
+        for (int pattern = 0; pattern < 4; ++pattern) {
+          std::vector<uint32_t> mask(words);
+          for (size_t w = 0; w < words; ++w) {
+            const uint32_t r = rng();
+            mask[w] = pattern == 0   ? r
+                      : pattern == 1 ? 0xFFFFFFFFu
+                      : pattern == 2 ? (w % 3 == 0   ? 0u
+                                        : w % 3 == 1 ? 0xFFFFFFFFu
+                                                     : r)
+                                     : (w == words / 2 ? 1u << (r & 31) : 0u);
+          }
+          std::vector<float> want(n);
+          size_t count = 0;
+          for (size_t i = 0; i < n; ++i) {
+            const bool allowed = (mask[i >> 5] >> (i & 31)) & 1u;
+            want[i] = allowed ? x[i] : -INFINITY;
+            count += allowed;
+          }
+          std::vector<float> out(n + 1, 1.0f);
+          ASSERT_EQ(v.fn(n, x, mask.data(), out.data() + offset), count) << v.name << " n=" << n;
+          std::vector<float> in_place(buf.begin() + offset, buf.begin() + offset + n);
+          ASSERT_EQ(v.fn(n, in_place.data(), mask.data(), in_place.data()), count);
+          for (size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(ref::bits(out[offset + i]), ref::bits(want[i])) << v.name << " n=" << n;
+            ASSERT_EQ(ref::bits(in_place[i]), ref::bits(want[i])) << v.name << " n=" << n;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernels, FindabovemaskedFindsTheFirstBlockWithAnAllowedEntryAboveTheThreshold) {
+  std::mt19937 rng(11);
+  for (const auto& v : all().findabovemasked) {
+    for (size_t n : sizes()) {
+      if (n > 262144) continue;
+      auto x = ref::normal(n, 3.0, static_cast<uint32_t>(n) + 9);
+      if (n >= 40) x[37] = NAN;
+      std::vector<uint32_t> mask((n + 31) / 32);
+      for (int pattern = 0; pattern < 3; ++pattern) {
+        for (auto& w : mask) {
+          const uint32_t r = rng();
+          w = pattern == 0 ? r : pattern == 1 ? (r & rng() & rng() & rng()) : 0xFFFFFFFFu;
+        }
+        for (float t : {-INFINITY, -2.0f, 0.0f, 4.0f, 9.0f, INFINITY}) {
+          for (size_t first : {size_t{0}, size_t{16}, size_t{48}}) {
+            // The reference: the first whole block from `first` with an allowed entry not <= t.
+            size_t want = first;
+            while (want + 16 <= n) {
+              bool hit = false;
+              for (size_t j = want; j < want + 16; ++j)
+                hit |= !(x[j] <= t) && ((mask[j >> 5] >> (j & 31)) & 1u);
+              if (hit) break;
+              want += 16;
+            }
+            ASSERT_EQ(v.fn(n, x.data(), t, mask.data(), first), want)
+                << v.name << " n=" << n << " t=" << t << " first=" << first;
+          }
         }
       }
     }

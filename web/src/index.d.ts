@@ -115,6 +115,12 @@ export interface Softmax {
   /** The first index of the maximum. */
   argmax(scores: Scores): number;
   /**
+   * In place: each entry the token bitmask forbids becomes -Infinity (bit
+   * i & 31 of mask[i >> 5] allows token i; a tensor's rows each get the mask).
+   * Returns scores.
+   */
+  applyTokenBitmask<T extends Scores>(scores: T, mask: TokenBitmask): T;
+  /**
    * A Float32Array of n elements in wasm memory. Fill it and pass it as scores
    * (and as `out`) to skip the copies in and out. Valid until the next buffer()
    * call or until wasm memory grows; an invalidated view is rejected.
@@ -248,6 +254,31 @@ export interface SamplerOptions {
   order?: 'hf' | 'llama.cpp' | readonly SamplerStep[];
 }
 
+/**
+ * A token bitmask as grammar engines (XGrammar, llguidance) produce it: ceil(vocab / 32)
+ * words (more are ignored), token i allowed when bit (i & 31) of word (i >> 5) is set.
+ */
+export type TokenBitmask = Uint32Array | Int32Array;
+
+/** Options of one sampler call. */
+export interface SampleOptions {
+  /** Forbidden tokens are removed before logitBias, the penalties and every step; minKeep cannot bring them back. */
+  mask?: TokenBitmask;
+}
+
+/** Options of sampleBatch and verifyDraft: one mask per row (an array of masks, or one array of rows * ceil(vocab / 32) words). */
+export interface RowsOptions {
+  mask?: TokenBitmask | readonly TokenBitmask[];
+}
+
+/** What verifyDraft emits. */
+export interface DraftVerification {
+  /** How many draft tokens were accepted (0..k). */
+  accepted: number;
+  /** accepted + 1 tokens: the accepted draft tokens, then a correction (or, if all k were accepted, a bonus token). */
+  tokens: Int32Array;
+}
+
 /** Log-probabilities of the k most likely entries (after logitBias and penalties, at T = 1). */
 export interface SamplerLogprobs {
   /** The entries, most likely first (ties by lower index). */
@@ -278,19 +309,29 @@ export interface Sampler {
   /** true after dispose(). */
   readonly disposed: boolean;
   /** One index drawn from probs(scores). */
-  sample(scores: Scores): number;
+  sample(scores: Scores, opts?: SampleOptions): number;
   /** n independent draws from the same distribution (computed once). */
-  sampleMany(scores: Scores, n: number): Int32Array;
+  sampleMany(scores: Scores, n: number, opts?: SampleOptions): Int32Array;
   /**
    * One index per row, rows in order: scores holds [rows, vocab] row-major
    * (give shape), or is a [batch, vocab] or [batch, seq, vocab] tensor (each
    * row's last position; no shape).
    */
-  sampleBatch(scores: Scores, shape?: readonly [number, number]): Int32Array;
+  sampleBatch(scores: Scores, shape?: readonly [number, number], opts?: RowsOptions): Int32Array;
+  sampleBatch(scores: LogitsTensor, opts?: RowsOptions): Int32Array;
   /** The distribution sample() draws from, after every filter; 0 for removed entries. */
-  probs(scores: Scores): Float32Array;
+  probs(scores: Scores, opts?: SampleOptions): Float32Array;
   /** The min(k, n) most likely entries with their log-probabilities before and after the filters. */
-  logprobs(scores: Scores, k: number): SamplerLogprobs;
+  logprobs(scores: Scores, k: number, opts?: SampleOptions): SamplerLogprobs;
+  /**
+   * Speculative sampling (Leviathan et al. 2023, Chen et al. 2023): draftTokens
+   * (k) drawn from draftProbs (k x vocab), checked against targetLogits
+   * ((k + 1) x vocab, or a [1, seq, vocab] tensor: its last k + 1 positions)
+   * through this sampler's chain, with this sampler's stream. The emitted tokens
+   * follow the target's distribution exactly. The history is not touched: call
+   * accept(tokens) to record them.
+   */
+  verifyDraft(draftTokens: TokenIds, draftProbs: Scores, targetLogits: Scores, opts?: RowsOptions): DraftVerification;
   /** Appends token(s) to the history the penalties read. */
   accept(tokens: number | bigint | TokenIds): void;
   /** Forgets the history (the seed, the streams and mirostat's mu stay). */

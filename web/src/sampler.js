@@ -4,9 +4,54 @@
 // (cpp/include/smx/sampler_options.h), read once per module: their names,
 // types, ranges, defaults and steps are not written down here.
 import { align8, MAX_ELEMENTS } from './memory.js';
-import { checkInt, checkSeed, describe, formatRange, randomSeed, readOptions, readTokens } from './validate.js';
+import { bufferOf, checkInt, checkSeed, describe, formatRange, isDetached, lengthOf, randomSeed, readOptions, readTokens, typedArrayKind } from './validate.js';
 
 const INT32_MAX = 2 ** 31 - 1;
+const CALL_OPTIONS = ['mask'];
+
+/**
+ * A token mask (bit i & 31 of word i >> 5 allows token i) over `rows` rows of
+ * vocab tokens: one Uint32Array / Int32Array of at least rows * ceil(vocab /
+ * 32) words (row r at r * words), or (rows > 1 allowed) an array of one such
+ * mask per row. Returns the masks, each a typed array of `words` words, or
+ * undefined for no mask.
+ */
+export function checkMask(fn, m, mask, vocab, rows = 1) {
+  if (mask === undefined) return undefined;
+  const words = Math.ceil(vocab / 32);
+  const one = (v, name, need) => {
+    const kind = ArrayBuffer.isView(v) ? typedArrayKind(v) : undefined;
+    if (kind !== 'Uint32Array' && kind !== 'Int32Array') {
+      throw new TypeError(`${fn}: ${name} must be a Uint32Array or an Int32Array (bit i & 31 of word i >> 5 allows token i), got ${describe(v)}`);
+    }
+    if (isDetached(v)) throw new TypeError(`${fn}: ${name} is a detached ${kind}`);
+    const len = lengthOf(v);
+    if (len < need) {
+      throw new RangeError(`${fn}: ${name} has ${len} words; ${rows > 1 && need > words ? `${rows} rows of ` : ''}${vocab} tokens need ${need} (ceil(${vocab} / 32) = ${words}${need > words ? ' per row' : ''})`);
+    }
+    // A view of wasm memory is copied first: staging may grow (and detach) it.
+    return bufferOf(v) === m.HEAPU8.buffer ? v.slice(0, need) : v;
+  };
+  if (Array.isArray(mask) && rows > 1) {
+    if (mask.length !== rows) throw new RangeError(`${fn}: mask has ${mask.length} rows, expected ${rows}`);
+    return Array.from(mask, (v, r) => one(v, `mask[${r}]`, words));
+  }
+  const v = one(mask, 'mask', rows * words);
+  return Array.from({ length: rows }, (_, r) => v.subarray(r * words, (r + 1) * words));
+}
+
+/** Writes checked masks (checkMask) at byte offset p of wasm memory; returns p, or 0 for none. */
+function writeMask(m, masks, p) {
+  if (masks === undefined) return 0;
+  let at = p >> 2;
+  for (const v of masks) {
+    (typedArrayKind(v) === 'Int32Array' ? m.HEAP32 : m.HEAPU32).set(v, at);
+    at += lengthOf(v);
+  }
+  return p;
+}
+
+const maskBytes = (masks) => (masks === undefined ? 0 : 4 * masks.length * lengthOf(masks[0]));
 
 // Frees the wasm side of samplers that were never disposed.
 const registry =
@@ -266,9 +311,10 @@ export class Sampler {
    * tensor's last position), with room(n) bytes for results after them.
    * Returns { x, out, n }.
    */
-  #stage(fn, scores, room) {
+  #stage(fn, scores, room, opts) {
     const where = `Sampler.${fn}`;
     const mem = this.#mem;
+    const o = readOptions(where, opts, CALL_OPTIONS);
     const input = mem.read(where, scores);
     let n = input.n;
     let first = 0;
@@ -283,15 +329,17 @@ export class Sampler {
       n = d[d.length - 1];
       first = (seq - 1) * n;
     }
+    const masks = checkMask(where, mem.m, o.mask, n);
     const outBytes = align8(room(n));
+    const mBytes = maskBytes(masks);
     if (input.how === 'heap') {
-      const p = mem.alloc(where, outBytes + 8, 'results');
-      return { x: input.ptr + 4 * first, out: p, n };
+      const p = mem.alloc(where, outBytes + mBytes + 8, 'results');
+      return { x: input.ptr + 4 * first, out: p, n, mask: writeMask(mem.m, masks, p + outBytes) };
     }
     const xBytes = align8(n * 4);
-    const p = mem.alloc(where, xBytes + outBytes + 8);
+    const p = mem.alloc(where, xBytes + outBytes + mBytes + 8);
     mem.write(where, input, p, 'scores', first, n);
-    return { x: p, out: p + xBytes, n };
+    return { x: p, out: p + xBytes, n, mask: writeMask(mem.m, masks, p + xBytes + outBytes) };
   }
 
   #fail(fn, status, n, cols = n, h = this.#h) {
@@ -315,6 +363,10 @@ export class Sampler {
         const src = this.#bias?.has(t) ? 'logitBias index' : 'token in the penalty history';
         throw new RangeError(`${where}: ${src} ${t} is outside the vocabulary (${cols} entries)`);
       }
+      case S.emptyMask: {
+        const row = cols !== n ? ` (row ${h.errorIndex})` : '';
+        throw new RangeError(`${where}: mask allows no token${row}`);
+      }
       case S.noMemory:
         throw new RangeError(`${where}: ${fn === 'accept' || fn.startsWith('create') ? 'the history does' : 'scores do'} not fit in wasm memory`);
       default:
@@ -322,22 +374,22 @@ export class Sampler {
     }
   }
 
-  /** One index drawn from probs(scores). */
-  sample(scores) {
+  /** One index drawn from probs(scores); opts.mask: a token bitmask. */
+  sample(scores, opts) {
     return this.#call('sample', (h) => {
-      const p = this.#stage('sample', scores, () => 0);
-      const r = h.sample(p.x, p.n);
+      const p = this.#stage('sample', scores, () => 0, opts);
+      const r = h.sample(p.x, p.n, p.mask);
       if (r < 0) this.#fail('sample', -r, p.n);
       return r;
     });
   }
 
   /** n indices drawn independently from probs(scores), computed once. */
-  sampleMany(scores, n) {
+  sampleMany(scores, n, opts) {
     return this.#call('sampleMany', (h) => {
       checkInt('Sampler.sampleMany', 'n', n, 0, MAX_ELEMENTS);
-      const p = this.#stage('sampleMany', scores, () => n * 4);
-      const status = h.sampleMany(p.x, p.n, n, p.out);
+      const p = this.#stage('sampleMany', scores, () => n * 4, opts);
+      const status = h.sampleMany(p.x, p.n, n, p.out, p.mask);
       if (status !== 0) this.#fail('sampleMany', status, p.n);
       return this.#mem.m.HEAP32.slice(p.out >> 2, (p.out >> 2) + n);
     });
@@ -347,11 +399,17 @@ export class Sampler {
    * One index per row (Int32Array), rows in order: scores holds a [rows,
    * vocab] tensor row-major (shape gives it), or is a runtime tensor
    * [batch, vocab] or [batch, seq, vocab] (then each row's last position).
+   * opts.mask: one token bitmask per row (sampleBatch(tensor, opts) also works).
    */
-  sampleBatch(scores, shape) {
+  sampleBatch(scores, shape, opts) {
     return this.#call('sampleBatch', (h) => {
       const fn = 'Sampler.sampleBatch';
       const mem = this.#mem;
+      if (opts === undefined && shape !== null && typeof shape === 'object' && !Array.isArray(shape) && !ArrayBuffer.isView(shape)) {
+        opts = shape;
+        shape = undefined;
+      }
+      const o = readOptions(fn, opts, CALL_OPTIONS);
       const input = mem.read(fn, scores);
       let rows;
       let vocab;
@@ -375,30 +433,32 @@ export class Sampler {
         }
       }
       if (rows > 0 && vocab === 0) throw new RangeError(`${fn}: scores is empty (vocab 0)`);
+      const masks = rows > 0 ? checkMask(fn, mem.m, o.mask, vocab, rows) : undefined;
+      const mBytes = maskBytes(masks);
       let x;
       let out;
       if (input.how === 'heap' && seq === 1) {
         x = input.ptr;
-        out = mem.alloc(fn, rows * 4 + 8, 'results');
+        out = mem.alloc(fn, align8(rows * 4) + mBytes + 8, 'results');
       } else {
         const xBytes = align8(rows * vocab * 4);
-        const p = mem.alloc(fn, xBytes + rows * 4 + 8);
+        const p = mem.alloc(fn, xBytes + align8(rows * 4) + mBytes + 8);
         if (seq === 1) mem.write(fn, input, p);
         else for (let r = 0; r < rows; r++) mem.write(fn, input, p + 4 * r * vocab, 'scores', (r * seq + seq - 1) * vocab, vocab);
         x = p;
         out = p + xBytes;
       }
-      const status = h.sampleBatch(x, rows, vocab, out);
+      const status = h.sampleBatch(x, rows, vocab, out, writeMask(mem.m, masks, out + align8(rows * 4)));
       if (status !== 0) this.#fail('sampleBatch', status, rows * vocab, vocab);
       return mem.m.HEAP32.slice(out >> 2, (out >> 2) + rows);
     });
   }
 
   /** The distribution sample() draws from, after every filter: zeros for removed entries. */
-  probs(scores) {
+  probs(scores, opts) {
     return this.#call('probs', (h) => {
-      const p = this.#stage('probs', scores, (n) => 4 * n);
-      const status = h.probs(p.x, p.n, p.out);
+      const p = this.#stage('probs', scores, (n) => 4 * n, opts);
+      const status = h.probs(p.x, p.n, p.out, p.mask);
       if (status !== 0) this.#fail('probs', status, p.n);
       return this.#mem.m.HEAPF32.slice(p.out >> 2, (p.out >> 2) + p.n);
     });
@@ -410,13 +470,13 @@ export class Sampler {
    * (`before`) and in the final distribution (`after`, -Infinity if a filter
    * removed the entry).
    */
-  logprobs(scores, k) {
+  logprobs(scores, k, opts) {
     return this.#call('logprobs', (h) => {
       checkInt('Sampler.logprobs', 'k', k, 1, MAX_ELEMENTS);
-      const p = this.#stage('logprobs', scores, (n) => 12 * Math.min(k, n));
+      const p = this.#stage('logprobs', scores, (n) => 12 * Math.min(k, n), opts);
       const kk = Math.min(k, p.n);
       const at = p.out;
-      const status = h.logprobs(p.x, p.n, kk, at, at + 4 * kk, at + 8 * kk);
+      const status = h.logprobs(p.x, p.n, kk, at, at + 4 * kk, at + 8 * kk, p.mask);
       if (status !== 0) this.#fail('logprobs', status, p.n);
       const m = this.#mem.m;
       const i = at >> 2;
@@ -425,6 +485,72 @@ export class Sampler {
         before: m.HEAPF32.slice(i + kk, i + 2 * kk),
         after: m.HEAPF32.slice(i + 2 * kk, i + 3 * kk),
       };
+    });
+  }
+
+  /**
+   * Speculative sampling: draftTokens (k tokens) drawn from draftProbs (k x
+   * vocab), checked against the target's logits at the k + 1 positions
+   * (targetLogits, (k + 1) x vocab, or a [1, seq, vocab] tensor: its last k + 1
+   * positions) through this sampler's chain. Returns { accepted, tokens }, with
+   * accepted + 1 tokens. opts.mask: one token bitmask per position (k + 1).
+   */
+  verifyDraft(draftTokens, draftProbs, targetLogits, opts) {
+    return this.#call('verifyDraft', (h) => {
+      const fn = 'Sampler.verifyDraft';
+      const mem = this.#mem;
+      const o = readOptions(fn, opts, CALL_OPTIONS);
+      const tokens = readTokens(fn, 'draftTokens', draftTokens);
+      const k = tokens.length;
+      const target = mem.read(fn, targetLogits, 'targetLogits');
+      const draft = mem.read(fn, draftProbs, 'draftProbs');
+      let vocab;
+      let first = 0;
+      if (target.dims !== undefined) {
+        const d = target.dims;
+        vocab = d[d.length - 1];
+        if (d.length > 2 && d[0] !== 1) throw new RangeError(`${fn}: targetLogits has ${d[0]} batch rows (dims [${d.join(', ')}]); verify one sequence at a time`);
+        const rows = vocab === 0 ? 0 : target.n / vocab;
+        if (rows < k + 1) throw new RangeError(`${fn}: targetLogits has ${rows} positions (dims [${d.join(', ')}]); ${k} draft tokens need ${k + 1}`);
+        first = (rows - k - 1) * vocab;
+      } else {
+        if (target.n % (k + 1) !== 0) {
+          throw new RangeError(`${fn}: targetLogits has ${target.n} entries, not ${k + 1} rows (one per draft token and one more) of the vocabulary`);
+        }
+        vocab = target.n / (k + 1);
+      }
+      if (vocab === 0) throw new RangeError(`${fn}: targetLogits is empty`);
+      if (draft.n !== k * vocab) {
+        throw new RangeError(`${fn}: draftProbs has ${draft.n} entries; ${k} draft tokens over a vocabulary of ${vocab} need ${k * vocab}`);
+      }
+      tokens.forEach((t, j) => {
+        if (t >= vocab) throw new RangeError(`${fn}: draftTokens[${j}] = ${t} is outside the vocabulary (${vocab} entries)`);
+      });
+      const masks = checkMask(fn, mem.m, o.mask, vocab, k + 1);
+      const tBytes = align8(4 * (k + 1) * vocab);
+      const dBytes = align8(4 * k * vocab);
+      const p = mem.alloc(fn, tBytes + dBytes + align8(4 * (2 * k + 2)) + maskBytes(masks) + 8);
+      mem.write(fn, target, p, 'targetLogits', first, (k + 1) * vocab);
+      mem.write(fn, draft, p + tBytes, 'draftProbs');
+      const io = p + tBytes + dBytes;
+      const m = mem.m;
+      m.HEAP32.set(tokens, io >> 2);
+      const status = h.verifyDraft(io, p + tBytes, k, p, vocab, writeMask(m, masks, io + align8(4 * (2 * k + 2))), io + 4 * k);
+      if (status !== 0) {
+        const S = this.#spec.status;
+        const i = h.errorIndex;
+        if (status === S.badDraft) {
+          throw new RangeError(`${fn}: draftProbs[${i}] (draft ${Math.floor(i / vocab)}, token ${i % vocab}) must be a probability in [0, 1], got ${m.HEAPF32[((p + tBytes) >> 2) + i]}`);
+        }
+        if (status === S.draftSum) throw new RangeError(`${fn}: draftProbs row ${i} does not sum to 1 (within 1e-3): pass probabilities, not logits`);
+        if (status === S.nanScore) throw new RangeError(`${fn}: targetLogits row ${Math.floor(i / vocab)}, entry ${i % vocab} is NaN`);
+        if (status === S.allMasked) throw new RangeError(`${fn}: every entry of targetLogits row ${i} is -Infinity (or banned)`);
+        if (status === S.emptyMask) throw new RangeError(`${fn}: mask row ${i} allows no token`);
+        this.#fail('verifyDraft', status, vocab);
+      }
+      const at = (io + 4 * k) >> 2;
+      const accepted = m.HEAP32[at];
+      return { accepted, tokens: m.HEAP32.slice(at + 1, at + 2 + accepted) };
     });
   }
 

@@ -2,7 +2,7 @@
 // cpp/bindings/bindings.cpp, and the factory of samplers (sampler.js).
 import { Memory, MAX_ELEMENTS, align8, stillWhole } from './memory.js';
 import { lastPosition } from './scores.js';
-import { Sampler, samplerSpec } from './sampler.js';
+import { Sampler, checkMask, samplerSpec } from './sampler.js';
 import { checkInt, checkNumber, describe, lengthOf, readOptions, typedArrayKind } from './validate.js';
 
 const MASKED = ['nan', 'zeros', 'uniform', 'throw'];
@@ -93,7 +93,7 @@ export class Softmax {
     /** true when the SIMD128 build runs (read from the module itself) */
     this.simd = wasmModule.simdBuild();
     // Methods work detached from the object: const { softmax } = sm; xs.map(sm.sigmoid).
-    for (const name of ['softmax', 'logSoftmax', 'softmaxNaive', 'logSumExp', 'softmaxSteps', 'sigmoid', 'argmax', 'buffer', 'createSampler', 'sample', 'lastPosition']) {
+    for (const name of ['softmax', 'logSoftmax', 'softmaxNaive', 'logSumExp', 'softmaxSteps', 'sigmoid', 'argmax', 'applyTokenBitmask', 'buffer', 'createSampler', 'sample', 'lastPosition']) {
       Object.defineProperty(this, name, { value: this[name].bind(this), writable: true, configurable: true });
     }
   }
@@ -251,6 +251,41 @@ export class Softmax {
         mem.write(fn, input, x);
       }
       return this.#m.argmax(x, n);
+    } finally {
+      mem.leave();
+    }
+  }
+
+  /**
+   * In place: every entry of scores that the token bitmask forbids becomes
+   * -Infinity (bit i & 31 of mask[i >> 5] allows token i; a tensor's last
+   * dimension is the vocabulary, every row gets the mask). Returns scores.
+   */
+  applyTokenBitmask(scores, mask) {
+    const fn = 'applyTokenBitmask';
+    const mem = this.#mem;
+    mem.enter(fn);
+    try {
+      const input = mem.read(fn, scores);
+      if (input.how === 'half') throw new TypeError(`${fn}: scores must hold float32 or float64 values, got float16 half bits`);
+      const n = input.n;
+      const vocab = input.dims === undefined ? n : input.dims[input.dims.length - 1];
+      const rows = vocab === 0 ? 0 : n / vocab;
+      const words = checkMask(fn, this.#m, mask, vocab)[0];
+      const src = input.src;
+      if (input.how === 'heap' || typedArrayKind(src) === 'Float32Array') {
+        // The kernel (one pass), in place where scores lie in wasm memory, else over a staged copy.
+        const w = align8(4 * words.length);
+        const p = mem.alloc(fn, w + (input.how === 'heap' ? 0 : 4 * n) + 8);
+        (typedArrayKind(words) === 'Int32Array' ? this.#m.HEAP32 : this.#m.HEAPU32).set(words, p >> 2);
+        const x = input.how === 'heap' ? input.ptr : p + w;
+        if (input.how !== 'heap') mem.write(fn, input, x);
+        for (let r = 0; r < rows; r++) this.#m.applyTokenBitmask(x + 4 * r * vocab, vocab, p);
+        if (input.how !== 'heap') src.set(this.#m.HEAPF32.subarray(x >> 2, (x >> 2) + n));
+      } else {
+        for (let i = 0; i < n; i++) if (!((words[(i % vocab) >>> 5] >>> (i % vocab & 31)) & 1)) src[i] = -Infinity;
+      }
+      return scores;
     } finally {
       mem.leave();
     }

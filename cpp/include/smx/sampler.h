@@ -9,6 +9,11 @@
 // input give the same indices natively and in both wasm builds.
 //
 // One call (sample, sample_many, probs, logprobs, one row of sample_batch):
+//  0. token mask (optional, per call): mask_words(n) words, token i allowed when
+//     bit (i & 31) of mask[i >> 5] is set (the layout of XGrammar and
+//     llguidance). A forbidden entry is -Infinity from here on, whatever its
+//     score (it is not read, not even for NaN); so neither the bias nor
+//     min_keep can bring it back. A mask that allows no token -> kEmptyMask.
 //  1. logits = scores; NaN -> kNaNScore (error_index() names it), n == 0 -> kEmpty.
 //  2. logit bias: logits[i] += bias (a bias of -Infinity sets -Infinity: a ban).
 //  3. penalties over the last penalty_last_n tokens of the history (each token
@@ -70,6 +75,20 @@
 //     kept candidates in ascending index order: the first whose cumulative
 //     probability (a double sum in index order) exceeds u * total.
 //
+// Draft verification (verify_draft): speculative sampling (Leviathan et al.
+// 2023, Chen et al. 2023) against this sampler's chain. For j = 0 .. k-1:
+// p_j = the final distribution of one call on target row j (mask row j; the
+// history as it is: drafted tokens reach the penalties only through accept()),
+// x = draft[j], q = draft_probs[j][x]; u = next_double(); x is accepted when
+// u * q < p_j(x) (probability min(1, p_j(x) / q); at T = 0, exactly when x is
+// the greedy choice). At the first rejection one more u' = next_double()
+// draws from r(i) = max(0, p_j(i) - q_j(i)) (double, the inverse CDF in index
+// order as in 6.; if r has no mass, which only rounding allows, from p_j) and
+// the call ends. If all k are accepted, one draw (6.) from p_k. Mirostat's mu
+// follows every emitted token as after a draw. The checks come first (draft
+// tokens < n, every draft entry in [0, 1], each draft row's sum within
+// kDraftSumSlack of 1), so an error never depends on the stream.
+//
 // Code: cpp/src/sampler.cpp is the pipeline above; each step is a function
 // over the candidates (cpp/src/candidates.h) in cpp/src/steps/.
 //
@@ -106,7 +125,16 @@ enum class SampleStatus : int32_t {
   kBadOption = 4,  // an option out of range (the JS layer names it first)
   kBadToken = 5,   // a logit-bias index or history token error_index() >= n
   kNoMemory = 6,   // a scratch buffer could not be allocated
+  kEmptyMask = 7,  // the token mask allows no token (of row / position error_index())
+  kBadDraft = 8,   // draft_probs[error_index()] is not in [0, 1] (or NaN)
+  kDraftSum = 9,   // draft_probs row error_index() does not sum to 1 (kDraftSumSlack)
 };
+
+// The words of a token mask over n tokens: ceil(n / 32).
+inline constexpr size_t mask_words(size_t n) { return (n + 31) / 32; }
+// In place: x[i] = -Infinity where the token mask (mask_words(n) words) forbids
+// i (one pass of the vbitmask kernel). Returns how many of the n it allows.
+size_t apply_token_bitmask(float* x, size_t n, const uint32_t* mask);
 
 // The PCG32 stream of XTC's coin (the draws use Pcg32::kDefaultStream, 54).
 inline constexpr uint64_t kXtcStream = 55;
@@ -114,6 +142,8 @@ inline constexpr uint64_t kXtcStream = 55;
 inline constexpr int kMirostatM = 100;
 // Tolerance of "the mass reaches p" and of min-p's comparison.
 inline constexpr double kMassSlack = 1e-6;
+// How far a draft distribution's sum may be from 1 (float32 rounding, with room).
+inline constexpr double kDraftSumSlack = 1e-3;
 
 struct Candidates;  // cpp/src/candidates.h
 
@@ -159,28 +189,41 @@ class Sampler {
   SampleStatus accept(const int32_t* tokens, size_t count);
   void clear_history() { history_len_ = 0; }
 
+  // Each call takes an optional token mask (null: none) of mask_words(n) words
+  // (per row: rows * mask_words(n) words, row r at r * mask_words(n)).
+
   // One index drawn from the distribution of probs().
-  SampleStatus sample(const float* x, size_t n, int32_t* out);
+  SampleStatus sample(const float* x, size_t n, int32_t* out, const uint32_t* mask = nullptr);
   // count indices from the same distribution (computed once).
-  SampleStatus sample_many(const float* x, size_t n, size_t count, int32_t* out);
+  SampleStatus sample_many(const float* x, size_t n, size_t count, int32_t* out,
+                           const uint32_t* mask = nullptr);
   // x is [rows, n]; one index per row, rows in order, one draw each.
-  SampleStatus sample_batch(const float* x, size_t rows, size_t n, int32_t* out);
+  SampleStatus sample_batch(const float* x, size_t rows, size_t n, int32_t* out,
+                            const uint32_t* mask = nullptr);
   // The distribution sample() draws from: out[0..n), 0 for removed entries.
-  SampleStatus probs(const float* x, size_t n, float* out);
+  SampleStatus probs(const float* x, size_t n, float* out, const uint32_t* mask = nullptr);
   // The k = min(k, n) most likely entries after bias and penalties (T = 1,
   // order: decreasing logit, ties by lower index), with their log-probabilities
   // there (before) and in the final distribution (after; -Infinity if removed).
   SampleStatus logprobs(const float* x, size_t n, size_t k, int32_t* index, float* before,
-                        float* after);
+                        float* after, const uint32_t* mask = nullptr);
+  // Speculative sampling (above): draft[0, k) drawn from draft_probs [k, n],
+  // target the target's logits [k + 1, n] (mask: k + 1 rows). out[0 ..
+  // *accepted] receives the accepted tokens and one more (*accepted + 1 tokens).
+  SampleStatus verify_draft(const int32_t* draft, const float* draft_probs, size_t k,
+                            const float* target, size_t n, int32_t* out, size_t* accepted,
+                            const uint32_t* mask = nullptr);
 
   // The offending score index (kNaNScore) or token (kBadToken) of the last error.
   size_t error_index() const { return error_index_; }
   const SamplerOptions& options() const { return opts_; }
 
  private:
-  SampleStatus prepare(const float* x, size_t n);
+  SampleStatus prepare(const float* x, size_t n, const uint32_t* mask);
   SampleStatus reserve(size_t n);
-  SampleStatus load(const float* x, size_t n);
+  SampleStatus load(const float* x, size_t n, const uint32_t* mask);
+  SampleStatus check_draft(const int32_t* draft, const float* draft_probs, size_t k, size_t n);
+  int32_t draw_residual(const float* q);
   SampleStatus scores_in(const float* x, size_t n, const float** src, float* min_max);
   bool top_k_first(const float* x, size_t n, SampleStatus* status);
   void run_steps(int skip, const float* min_max);
@@ -205,6 +248,7 @@ class Sampler {
   // Per call, sized for the vocabulary (cap_ entries).
   size_t cap_ = 0;
   size_t n_ = 0;                                  // the vocabulary size of the call
+  const uint32_t* mask_ = nullptr;                // the token mask of the call (null: none)
   SampleStatus step_status_ = SampleStatus::kOk;  // set by a step (kAllMasked)
   Buffer<float> logits_;                          // scores after bias and penalties
   // The candidates (cpp/src/candidates.h): size_ of them, at temperature t_,

@@ -42,6 +42,18 @@
 //                                    n - n % 16 when no whole block does. A scan for the
 //                                    few entries above a threshold skips the rest 16 at a
 //                                    time.
+//   vbitmask(n, x, mask, y)         -> y[i] = x[i] where bit (i & 31) of mask[i >> 5] is set,
+//                                    else -Infinity (a token bitmask as grammar engines
+//                                    give it); returns the number of set bits of entries
+//                                    0..n. Kept entries are copied bit for bit (NaN too);
+//                                    bits past n are not read. y may be x (in place).
+//   findabovemasked(n, x, t, mask, first)
+//                                    -> findabove over the entries a token bitmask allows
+//                                    (x[i] is token i): the least i = first + 16 j with
+//                                    i + 16 <= n such that x[i, i + 16) holds an allowed entry
+//                                    that is not <= t; else the first i with i + 16 > n. first
+//                                    is a multiple of 16. A block whose 16 bits are all clear
+//                                    is skipped without reading x.
 //
 // Pointers need no alignment. t == 1 skips the division. kernels.inc lists every
 // variant; dispatch.h picks the core's; the kernel tests and the benchmark run
@@ -62,6 +74,9 @@ using findabove_ukernel = size_t(size_t n, const float* x, float t);
 using raddstorescale_ukernel = double(size_t n, const float* x, float s, float* y);
 using rsumsqdiff_ukernel = void(size_t n, const float* x, double c, double* out);
 using indexge_ukernel = size_t(size_t n, const float* x, float t, uint32_t* out);
+using findabovemasked_ukernel = size_t(size_t n, const float* x, float t, const uint32_t* mask,
+                                       size_t first);
+using vbitmask_ukernel = size_t(size_t n, const float* x, const uint32_t* mask, float* y);
 using rentropy_ukernel = double(size_t n, const float* x, const float* q, float max, float t,
                                 float c);
 

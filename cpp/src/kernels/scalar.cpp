@@ -1,5 +1,7 @@
 // Scalar kernels. They replay the SIMD128 kernels' lanes and reduction order
 // (see wasmsimd.cpp), so the baseline wasm build gives the SIMD build's bits.
+#include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "exp_rr2_p6.h"
@@ -197,6 +199,66 @@ double f32_raddstorescale__scalar_u4(size_t n, const float* x, float s, float* y
   double tail = 0;
   for (size_t i = 0; i < n; ++i) tail += y[i] = x[i] * s;
   return (lo[0] + lo[1]) + (hi[0] + hi[1]) + tail;
+}
+
+// Branch-free within a word (a select of bit patterns, so kept entries keep
+// their bits, NaN payloads too): a random mask costs no mispredictions.
+size_t f32_vbitmask__scalar_u32(size_t n, const float* x, const uint32_t* mask, float* y) {
+  constexpr uint32_t kMinusInfBits = 0xFF800000u;
+  size_t count = 0;
+  for (size_t i = 0; i < n; i += 32, x += 32, y += 32) {
+    const size_t len = std::min<size_t>(32, n - i);
+    uint32_t w = mask[i >> 5];
+    if (len < 32) w &= (1u << len) - 1;
+    count += static_cast<size_t>(__builtin_popcount(w));
+    if (w == 0xFFFFFFFFu) {
+      if (x != y) std::copy(x, x + 32, y);
+      continue;
+    }
+    uint32_t b[32];
+    std::memcpy(b, x, len * sizeof(float));
+    for (size_t j = 0; j < len; ++j) {
+      const uint32_t keep = 0u - ((w >> j) & 1u);
+      b[j] = (b[j] & keep) | (kMinusInfBits & ~keep);
+    }
+    std::memcpy(y, b, len * sizeof(float));
+  }
+  return count;
+}
+
+namespace {
+// The entries of x[0, 16) that are not <= t, as bits (bit j: entry j).
+uint32_t above_bits(const float* x, float t) {
+  uint32_t above = 0;
+  for (size_t j = 0; j < 16; ++j) above |= static_cast<uint32_t>(!(x[j] <= t)) << j;
+  return above;
+}
+}  // namespace
+
+// A word of the mask (two blocks of 16) at a time, as the SIMD kernel.
+size_t f32_findabovemasked__scalar_u16(size_t n, const float* x, float t, const uint32_t* mask,
+                                       size_t first) {
+  size_t i = first;
+  if (i % 32 != 0 && i + 16 <= n) {  // the second half of a word first
+    const uint32_t bits = mask[i >> 5] >> 16;
+    if (bits != 0 && (above_bits(x + i, t) & bits) != 0) return i;
+    i += 16;
+  }
+  for (; i + 32 <= n; i += 32) {
+    const uint32_t w = mask[i >> 5];
+    if (w == 0) continue;
+    unsigned flag = 0;  // as findabove first: most words hold nothing above t
+    for (size_t j = 0; j < 32; ++j) flag |= static_cast<unsigned>(!(x[i + j] <= t));
+    if (flag == 0) continue;
+    const uint32_t above = (above_bits(x + i, t) | above_bits(x + i + 16, t) << 16) & w;
+    if (above != 0) return (above & 0xFFFFu) != 0 ? i : i + 16;
+  }
+  if (i + 16 <= n) {
+    const uint32_t bits = mask[i >> 5] & 0xFFFFu;
+    if (bits != 0 && (above_bits(x + i, t) & bits) != 0) return i;
+    i += 16;
+  }
+  return i;
 }
 
 }  // namespace smx::kernels

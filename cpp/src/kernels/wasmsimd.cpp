@@ -372,4 +372,73 @@ size_t f32_findabove__wasmsimd_u16(size_t n, const float* x, float t) {
   return i;
 }
 
+// Per word of the mask: all set (a copy, nothing in place), none set (-Infinity
+// stored), or 8 vectors whose lanes test one bit each (bits 4g..4g+3 after a
+// shift by 4g). A partial last word goes to the scalar kernel: the same bits.
+size_t f32_vbitmask__wasmsimd_u32(size_t n, const float* x, const uint32_t* mask, float* y) {
+  const v128_t minus_inf = wasm_f32x4_splat(-INFINITY);
+  const v128_t bits = wasm_i32x4_make(1, 2, 4, 8);
+  size_t count = 0, i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const uint32_t w = mask[i >> 5];
+    count += static_cast<size_t>(__builtin_popcount(w));
+    if (w == 0xFFFFFFFFu) {
+      if (x != y)
+        for (size_t g = 0; g < 32; g += 4) wasm_v128_store(y + i + g, wasm_v128_load(x + i + g));
+    } else if (w == 0) {
+      for (size_t g = 0; g < 32; g += 4) wasm_v128_store(y + i + g, minus_inf);
+    } else {
+      v128_t vw = wasm_i32x4_splat(static_cast<int32_t>(w));
+      for (size_t g = 0; g < 32; g += 4) {
+        const v128_t keep = wasm_i32x4_eq(wasm_v128_and(vw, bits), bits);
+        wasm_v128_store(y + i + g, wasm_v128_bitselect(wasm_v128_load(x + i + g), minus_inf, keep));
+        vw = wasm_u32x4_shr(vw, 4);
+      }
+    }
+  }
+  if (i < n) count += f32_vbitmask__scalar_u32(n - i, x + i, mask + (i >> 5), y + i);
+  return count;
+}
+
+// As findabove, a word of the mask (two blocks of 16) at a time: a word with
+// no bit set skips 32 entries unread, one test finds the words with nothing
+// above t, and only the rest pay for the lane bitmasks.
+size_t f32_findabovemasked__wasmsimd_u16(size_t n, const float* x, float t, const uint32_t* mask,
+                                         size_t first) {
+  const v128_t vt = wasm_f32x4_splat(t);
+  // The lanes <= t of 16 entries as bits (bit j: entry j).
+  const auto le_bits = [&](const float* p) {
+    return wasm_i32x4_bitmask(wasm_f32x4_le(wasm_v128_load(p), vt)) |
+           wasm_i32x4_bitmask(wasm_f32x4_le(wasm_v128_load(p + 4), vt)) << 4 |
+           wasm_i32x4_bitmask(wasm_f32x4_le(wasm_v128_load(p + 8), vt)) << 8 |
+           wasm_i32x4_bitmask(wasm_f32x4_le(wasm_v128_load(p + 12), vt)) << 12;
+  };
+  size_t i = first;
+  if (i % 32 != 0 && i + 16 <= n) {  // the second half of a word first
+    const uint32_t bits = mask[i >> 5] >> 16;
+    if (bits != 0 && (~le_bits(x + i) & bits) != 0) return i;
+    i += 16;
+  }
+  for (; i + 32 <= n; i += 32) {
+    const uint32_t w = mask[i >> 5];
+    if (w == 0) continue;
+    const float* p = x + i;
+    v128_t le = wasm_v128_and(wasm_f32x4_le(wasm_v128_load(p), vt),
+                              wasm_f32x4_le(wasm_v128_load(p + 4), vt));
+    for (size_t g = 8; g < 32; g += 8) {
+      le = wasm_v128_and(le, wasm_v128_and(wasm_f32x4_le(wasm_v128_load(p + g), vt),
+                                           wasm_f32x4_le(wasm_v128_load(p + g + 4), vt)));
+    }
+    if (wasm_i32x4_all_true(le)) continue;
+    const uint32_t above = ~(le_bits(p) | le_bits(p + 16) << 16) & w;
+    if (above != 0) return (above & 0xFFFFu) != 0 ? i : i + 16;
+  }
+  if (i + 16 <= n) {
+    const uint32_t bits = mask[i >> 5] & 0xFFFFu;
+    if (bits != 0 && (~le_bits(x + i) & bits) != 0) return i;
+    i += 16;
+  }
+  return i;
+}
+
 }  // namespace smx::kernels

@@ -2,6 +2,7 @@
 // bans every token that would complete an n-gram already in it.
 #include <algorithm>
 
+#include "select.h"
 #include "steps/steps.h"
 
 namespace smx::steps {
@@ -18,7 +19,7 @@ bool no_repeat_ngram(Candidates& c, const Workspace& w, size_t s, History hist) 
     if (std::equal(h + i, h + i + pre, prefix)) banned[b++] = static_cast<uint32_t>(h[i + pre]);
   }
   if (b == 0) return true;
-  std::sort(banned, banned + b);
+  sel::sort_indices(banned, b);
   b = static_cast<size_t>(std::unique(banned, banned + b) - banned);
   // Both lists ascend: one merge pass per copy of `allowed` (called in
   // ascending order of p, as retain_if does).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "select.h"
 #include "steps/steps.h"
 
 namespace smx::steps {
@@ -42,7 +43,7 @@ bool apply_penalties(float* logits, size_t n, const SamplerOptions& o, History h
     }
     win[i] = static_cast<uint32_t>(h[i]);
   }
-  std::sort(win, win + w);  // integers: the result is unique
+  sel::sort_indices(win, w);  // integers: the result is unique
   const float big = std::numeric_limits<float>::max();
   for (size_t i = 0; i < w;) {
     size_t j = i;

@@ -7,6 +7,10 @@ import type {
   MaskedPolicy,
   Sampler,
   SamplerLogprobs,
+  SampleOptions,
+  RowsOptions,
+  TokenBitmask,
+  DraftVerification,
   SamplerOptions,
   SamplerStep,
   Scores,
@@ -91,7 +95,21 @@ export async function main(): Promise<number> {
   sampler.reset(7n);
   sampler.dispose();
   const one: number = sm.sample(list, { seed: 1, temperature: 0 });
-  void [seed, order, disposed, many, batch, dist, lpParts];
+  // token masks and draft verification
+  const mask: TokenBitmask = new Uint32Array(1);
+  const maskOpts: SampleOptions = { mask };
+  const bitmasked: Float32Array = sm.applyTokenBitmask(f32, mask);
+  sm.applyTokenBitmask([1, 2], new Int32Array([1]));
+  sampler.sample(list, maskOpts);
+  sampler.sampleMany(f32, 3, { mask });
+  sampler.probs(f32, { mask });
+  sampler.logprobs(f32, 2, { mask });
+  sampler.sampleBatch([1, 2, 3, 4], [2, 2], { mask: [mask, mask] });
+  sampler.sampleBatch({ data: f32, dims: [1, f32.length] }, { mask: new Uint32Array(2) });
+  const rowsOpts: RowsOptions = { mask: new Uint32Array(2) };
+  const v: DraftVerification = sampler.verifyDraft([1], f32, f64, rowsOpts);
+  const vParts: [number, Int32Array] = [v.accepted, sampler.verifyDraft(new Int32Array([0]), [0.5, 0.5], [0, 0, 0, 0]).tokens];
+  void [seed, order, disposed, many, batch, dist, lpParts, bitmasked, vParts];
 
   return [idx, one, isSimd ? 1 : 0, p1[0], p2[0], p3[0], p4[0], p5[0], l1[0], l2[0], lse1, lse2, lse4 instanceof Float32Array ? 1 : 0, lse5, naive[0], stepArrays.length, stepNumbers[0], s, i, inPlace[0]].reduce((a, b) => a + b, 0);
 }

@@ -65,6 +65,14 @@ export async function misuse(): Promise<void> {
   const drawn: Int32Array = sm.sample([1, 2]);
   // @ts-expect-error seed is read-only
   sm.createSampler().seed = 1n;
+  // @ts-expect-error a token mask is a Uint32Array or an Int32Array
+  sm.createSampler().sample([1, 2], { mask: [1] });
+  // @ts-expect-error applyTokenBitmask needs a mask
+  sm.applyTokenBitmask([1, 2]);
+  // @ts-expect-error verifyDraft returns { accepted, tokens }
+  const accepted: number = sm.createSampler().verifyDraft([1], [0.5, 0.5], [0, 0, 0, 0]);
+  // @ts-expect-error verifyDraft needs the target's logits
+  sm.createSampler().verifyDraft([1], [0.5, 0.5]);
 
-  void [n, steps, max, arr, drawn];
+  void [n, steps, max, arr, drawn, accepted];
 }
