@@ -283,7 +283,7 @@ describe.each(BUILDS)('bad input ($build build)', ({ simd }) => {
       [{ shape: [4, 2] }, rangeError(/shape \[4, 2\] holds 8 elements but scores has 6/)],
       [{ shape: [2, -3] }, rangeError(/shape\[1\]/)],
       [{ shape: [2, 3.5] }, rangeError(/shape\[1\]/)],
-      [{ shape: [2, '3'] }, rangeError(/shape\[1\]/)],
+      [{ shape: [2, '3'] }, typeError(/shape\[1\] must be a non-negative integer, got string/)],
       [{ shape: [] }, rangeError(/shape/)],
       [{ shape: '2,3' }, typeError(/shape/)],
       [{ shape: [2, 3], axis: 2 }, rangeError(/axis 2 is out of range/)],

@@ -461,6 +461,37 @@ describe.each(BUILDS)('reliability ($build build)', ({ simd }) => {
       }
     });
 
+    test('a large buffer() view as out, scores copied in or an N-D axis: the call does not grow memory under it', async () => {
+      const own = await fresh(simd);
+      const N = 2 ** 22; // 16 MiB of float32: far more than a fresh instance holds
+      const x = new Float32Array(N);
+      for (let i = 0; i < N; i++) x[i] = (i % 7) - 3;
+      const e = [-3, -2, -1, 0, 1, 2, 3].map(Math.exp);
+      let total = 0;
+      for (let i = 0; i < N; i++) total += e[i % 7];
+      for (const fn of ['softmax', 'logSoftmax']) {
+        const out = own.buffer(N);
+        const r = own[fn](x, { out });
+        expect(r).toBe(out);
+        expect(out.length).toBe(N);
+        for (const i of [0, 3, N - 1]) {
+          const p = e[i % 7] / total;
+          const want = fn === 'softmax' ? p : Math.log(p);
+          expect(Math.abs(out[i] - want)).toBeLessThanOrEqual(1e-6 * Math.abs(want));
+        }
+      }
+      // In place along the leading axis of a [N / 4, 4] tensor (the core transposes into its own scratch).
+      const b = own.buffer(N);
+      b.set(x);
+      const r = own.softmax(b, { shape: [N / 4, 4], axis: 0, out: b });
+      expect(r).toBe(b);
+      expect(b.length).toBe(N);
+      let col = 0;
+      for (let i = 0; i < N; i += 4) col += b[i];
+      expect(Math.abs(col - 1)).toBeLessThan(1e-3);
+      expectHealthy(own);
+    }, 60_000);
+
     test('a buffer() view and its subarray after wasm memory grew: TypeError naming it', async () => {
       const own = await fresh(simd);
       const b = own.buffer(16);

@@ -58,7 +58,12 @@ export interface StepsOptions {
   masked?: MaskedPolicy;
 }
 
-/** The stable softmax of a vector, one step at a time. */
+/**
+ * The stable softmax of a vector, one step at a time. At T = 0, T = Infinity
+ * and with +Infinity scores the steps show the limit that softmax takes
+ * there (the top scores, or the +Infinity entries, share the mass), not the
+ * literal formula: softmaxSteps([Infinity, 0]) has scaled [0, -Infinity].
+ */
 export interface SoftmaxSteps {
   /** scores / T */
   scaled: Float32Array;
@@ -104,10 +109,12 @@ export interface Softmax {
   /** log(softmax(x)), computed without taking the log of a rounded probability. */
   logSoftmax(scores: Scores, opts?: SoftmaxOptions): Float32Array;
   /** log(sum(exp(x/T))): a number for 1-D scores, one value per slice for N-D. */
-  logSumExp(scores: Scores, opts?: Omit<LogSumExpOptions, 'shape' | 'out'>): number;
+  logSumExp(scores: readonly number[] | Float32Array | Float64Array, opts?: Omit<LogSumExpOptions, 'shape' | 'out'>): number;
+  /** A tensor with more than one dimension (a [1, vocab] logits tensor too) gives a Float32Array, one value per slice. */
+  logSumExp(scores: LogitsTensor, opts?: Omit<LogSumExpOptions, 'shape'>): number | Float32Array;
   logSumExp(scores: Scores, opts: LogSumExpOptions & { shape: readonly number[] }): number | Float32Array;
   /** The textbook formula exp(x)/sum(exp(x)) in float32, no max trick: [1000, 1001, 1002] gives NaN. */
-  softmaxNaive(scores: Scores, opts?: SoftmaxOptions): Float32Array;
+  softmaxNaive(scores: Scores, opts?: Omit<SoftmaxOptions, 'masked'>): Float32Array;
   /** Each step of the stable softmax of a vector, for lessons. */
   softmaxSteps(scores: Scores, opts?: StepsOptions): SoftmaxSteps;
   /** 1 / (1 + e^-z) in float32; equals softmax([z, 0])[0]. */

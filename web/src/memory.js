@@ -81,8 +81,11 @@ export class Memory {
     this.#block = 0;
     this.#blockBytes = 0;
     this.#generation++;
-    // Room for the calls that use the buffer, so that they need not grow memory.
-    this.alloc('buffer', Math.min(n * 4 + 4096, KEEP_SCRATCH_BYTES));
+    // Room for the calls that use the buffer (a staged copy of scores and the
+    // core's own scratch for an N-D axis, up to n floats each), reserved now:
+    // a call that grew wasm memory would invalidate the view returned here.
+    const room = this.m._malloc(Math.min(MAX_MALLOC, 3 * n * 4 + 65536));
+    if (room !== 0) this.m._free(room);
     const p = this.m._malloc(Math.max(4, n * 4));
     if (p === 0) throw new RangeError(`buffer: ${n} elements do not fit in wasm memory`);
     this.#block = p;
@@ -186,6 +189,18 @@ export class Memory {
     }
   }
 
+  /**
+   * After a call that wrote into a buffer() view in place: the view must still
+   * be usable. The call may have had to grow wasm memory (scores much larger
+   * than the buffer, copied in), which detaches every view of it.
+   */
+  checkGrown(fn, name, view) {
+    if (!isDetached(view)) return;
+    throw new RangeError(
+      `${fn}: ${name} is a buffer() view and this call had to grow wasm memory, which invalidates every view of it; call buffer() again and repeat the call (memory does not shrink: it then fits)`,
+    );
+  }
+
   /** Copies n float32s at byte offset `at` of wasm memory into out (a JS Float32Array checked at entry). */
   writeOut(fn, out, at, n, name = 'out') {
     stillWhole(fn, name, out, n, n);
@@ -212,6 +227,6 @@ export function stillWhole(fn, name, view, min, exact) {
   const n = lengthOf(view);
   if (exact === undefined ? n >= min : n === exact) return;
   throw new TypeError(
-    `${fn}: ${name} was ${n === 0 && isDetached(view) ? 'detached' : `resized to ${n} element${n === 1 ? '' : 's'}`} during the call (a getter or Proxy in the arguments changed it); pass arrays that nothing changes until the call returns`,
+    `${fn}: ${name} was ${n === 0 && isDetached(view) ? 'detached' : `resized to ${n} element${n === 1 ? '' : 's'}`} during the call (by a getter or Proxy in the arguments, or, for a buffer() view, by wasm memory growth); pass arrays that nothing changes until the call returns`,
   );
 }

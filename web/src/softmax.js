@@ -57,7 +57,8 @@ function layout(fn, length, shape, tensorDims, axis) {
   let product = 1;
   for (let i = 0; i < dims.length; i++) {
     const d = dims[i];
-    if (typeof d !== 'number' || !Number.isInteger(d) || d < 0 || d > 2 ** 31 - 1) {
+    if (typeof d !== 'number') throw new TypeError(`${fn}: shape[${i}] must be a non-negative integer, got ${describe(d)}`);
+    if (!Number.isInteger(d) || d < 0 || d > 2 ** 31 - 1) {
       throw new RangeError(`${fn}: shape[${i}] must be a non-negative integer, got ${String(d)}`);
     }
     product *= d;
@@ -135,7 +136,10 @@ export class Softmax {
       if (dims.length) this.#m.HEAP32.set(dims, shapePtr >> 2);
       const status = kernel(x, y, n, shapePtr, dims.length, l.axis, t, masked);
       if (status !== 0) this.#fail(fn, status);
-      if (outPtr >= 0) return out;
+      if (outPtr >= 0) {
+        mem.checkGrown(fn, 'out', out);
+        return out;
+      }
       if (out === undefined) return this.#m.HEAPF32.slice(y >> 2, (y >> 2) + n);
       return mem.writeOut(fn, out, y, n);
     } finally {
