@@ -639,35 +639,6 @@ async function benchMaskAndDraft({ simd, base }) {
   );
 }
 
-// The sampler configurations of the speed table (BENCHMARKS.md, "Sampling one
-// token: every configuration"), as bench/sampler_bench.cpp times them natively.
-const HISTORY_64 = Array.from({ length: 64 }, (_, i) => (i * 7919 + (i % 3) * 13) % 1000);
-const HISTORY_256 = Array.from({ length: 256 }, (_, i) => (i * 7919 + (i % 3) * 13) % 1000);
-const PENALTIES = { repetitionPenalty: 1.1, frequencyPenalty: 0.1, presencePenalty: 0.1 };
-const SAMPLER_CONFIGS = [
-  ['no filters (T = 1)', {}],
-  ['topP 0.9', { topP: 0.9 }],
-  ['minP 0.05', { minP: 0.05 }],
-  ['typicalP 0.9', { typicalP: 0.9 }],
-  ['topNSigma 1', { topNSigma: 1 }],
-  ['epsilonCutoff 3e-4', { epsilonCutoff: 3e-4 }],
-  ['etaCutoff 3e-4', { etaCutoff: 3e-4 }],
-  ['mirostat 2', { mirostat: 2 }],
-  ['dynatempRange 0.5', { dynatempRange: 0.5 }],
-  ['XTC 0.5 / 0.1', { xtcProbability: 0.5, xtcThreshold: 0.1 }],
-  ['penalties (rep 1.1, freq 0.1, pres 0.1, 64-token history) + topK 40', { ...PENALTIES, topK: 40, history: HISTORY_64 }],
-  ['T 0.7, topP 0.9, minP 0.05', { temperature: 0.7, topP: 0.9, minP: 0.05 }],
-  [
-    'every step on, llama.cpp order',
-    {
-      temperature: 0.8, topK: 40, topP: 0.95, minP: 0.02, typicalP: 0.97, topNSigma: 3, xtcProbability: 0.5, xtcThreshold: 0.1,
-      mirostat: 2, mirostatTau: 5, dynatempRange: 0.3, epsilonCutoff: 1e-4, etaCutoff: 1e-4, dryMultiplier: 0.8,
-      noRepeatNgramSize: 3, ...PENALTIES, history: HISTORY_256, order: 'llama.cpp',
-    },
-  ],
-  ['T 0.8, topK 40, topP 0.95', { temperature: 0.8, topK: 40, topP: 0.95 }],
-  ['greedy (T = 0)', { temperature: 0 }],
-];
 
 /**
  * The obvious JavaScript for a whole chain: a Float64Array copy, the

@@ -21,6 +21,10 @@ mergeInto(LibraryManager.library, {
       argPackAdvance: 8,
       readValueFromPointer: fail,
       destructorFunction: null,
+    }, {
+      // As Embind's own registration: some of these names alias one C++ type
+      // (memory_view<int8_t> and memory_view<signed char>).
+      ignoreDuplicateRegistrations: true,
     });
   },
   _embind_register_std_string__deps: ['$unboundType'],
