@@ -18,48 +18,54 @@ namespace {
 void keep_through(Candidates& c, size_t cut, const uint32_t* among = nullptr, size_t count = 0) {
   const float* g = c.logit;
   const float gc = g[cut];
-  c.retain_if([g, gc, cut](size_t p) { return g[p] > gc || (g[p] == gc && p <= cut); }, among,
-              count);
-}
-
-// Narrows the positions among[0, count) (all with logit >= lo) to those at or
-// above a logit L whose entries have a mass of at least `need`: 64 bins of
-// logit below the max by mass; L = the least logit of the top bins whose mass
-// (double sums, within count 2^-52 of the total of exact) reaches need.
-size_t narrow(const Candidates& c, uint32_t* among, size_t count, float lo, double need) {
-  constexpr int kBins = 64;
-  const double top = c.range[1];
-  if (count < 2048 || !(lo > -std::numeric_limits<float>::infinity()) || !(top > lo)) return count;
-  const double scale = kBins / (top - static_cast<double>(lo));
-  double mass[kBins] = {};
-  float least[kBins];
-  for (float& v : least) v = std::numeric_limits<float>::infinity();
-  const float* g = c.logit;
-  for (size_t i = 0; i < count; ++i) {
-    const uint32_t p = among[i];
-    const double d = (top - static_cast<double>(g[p])) * scale;
-    const int b = d < 1.0 ? 0 : d >= kBins - 1 ? kBins - 1 : static_cast<int>(d);
-    mass[b] += c.prob[p];
-    least[b] = std::min(least[b], g[p]);
+  if (among == nullptr) {
+    return c.retain_if([g, gc, cut](size_t p) { return g[p] > gc || (g[p] == gc && p <= cut); });
   }
-  double cum = 0.0;
-  float bound = lo;
-  float low = std::numeric_limits<float>::infinity();
-  for (int b = 0; b < kBins; ++b) {
-    cum += mass[b];
-    low = std::min(low, least[b]);
-    if (cum >= need) {
-      bound = low;
-      break;
-    }
-  }
-  if (!(bound > lo)) return count;
+  // The same as retain_if over among, one branch-free loop.
+  const uint32_t* idx = c.index;
+  uint32_t* io = c.index_out;
+  float* go = c.logit_out;
   size_t j = 0;
   for (size_t i = 0; i < count; ++i) {
-    among[j] = among[i];
-    j += g[among[i]] >= bound;
+    const uint32_t p = among[i];
+    const float v = g[p];
+    io[j] = idx != nullptr ? idx[p] : p;
+    go[j] = v;
+    j += v > gc || (v == gc && p <= cut);
   }
-  return j;
+  c.index = io, c.logit = go, c.size = j;
+  c.range_known = false;
+}
+
+// A logit L such that the entries at or above it likely hold a mass of at
+// least `need` (of `total`, in units of c.prob), L as high as that allows:
+// the mass below L estimated from every 16th position (64 bins of a quarter
+// of t below the max), which samples the many small entries well, two bins of
+// room. Only a guess (the caller checks the mass it finds); -Infinity when
+// none fits.
+float guess_threshold(const Candidates& c, const SoftmaxParts& parts, double total, double need) {
+  constexpr int kBins = 64;
+  constexpr size_t kStride = 16;
+  float mass[kBins] = {};
+  const float top = parts.max;
+  const float scale = 4.0f / parts.t;
+  const float* g = c.logit;
+  const float* q = c.prob;
+  for (size_t j = 0; j < c.size; j += kStride) {
+    const float d = (top - g[j]) * scale;
+    const int b = d < static_cast<float>(kBins - 1) ? static_cast<int>(d) : kBins - 1;
+    mass[b] += q[j];
+  }
+  // below: the estimated mass of the bins after b.
+  double below = 0.0;
+  int b = kBins - 1;
+  for (; b > 0; --b) {
+    const double next = below + static_cast<double>(mass[b]) * kStride;
+    if (total - next < need) break;
+    below = next;
+  }
+  if (b >= kBins - 3) return -std::numeric_limits<float>::infinity();
+  return top - static_cast<float>(b + 3) / scale;
 }
 
 // The cut from bounded sums, over the candidates that can hold it. The
@@ -85,10 +91,23 @@ bool top_p_bounded(Candidates& c, const Workspace& w, double p) {
   float lo = -std::numeric_limits<float>::infinity(), hi;
   if (!(theta > 0.0) || !parts.logit_band(theta, &lo, &hi))
     lo = -std::numeric_limits<float>::infinity();
-  size_t count = sel::at_least(c.logit, c.size, lo, w.perm);
-  count =
-      narrow(c, w.perm, count, lo, t_hi + (static_cast<double>(count) + 64.0) * 0x1p-52 * total);
-  const sel::MassCut cut = sel::mass_cut_among(c.logit, c.prob, w.perm, count, t_hi, w.spare);
+  // The cut lies among the entries at or above a logit L if their mass
+  // reaches t_hi: first at a guess from a sample, then at lo, which holds it.
+  const double need = t_hi + (m + 64.0) * 0x1p-52 * total;
+  float at = guess_threshold(c, parts, total, need + 0.05 * (total - need));
+  sel::MassCut cut{0, 0, false, 0.0};
+  size_t count = 0;
+  for (;;) {
+    if (!(at > lo)) at = lo;
+    count = sel::at_least(c.logit, c.size, at, w.perm);
+    const float top = parts.max;
+    const float scale = 2047.0f / (top - at);
+    cut = scale > 0.0f && scale - scale == 0.0f
+              ? sel::mass_cut_binned(c.logit, c.prob, w.perm, count, t_hi, top, scale, w.spare)
+              : sel::mass_cut_among(c.logit, c.prob, w.perm, count, t_hi, w.spare);
+    if (cut.found || at == lo) break;
+    at = lo;
+  }
   if (!cut.found || !(c.prob[cut.pos] >= 0x1p-27f) || !(cut.mass - c.prob[cut.pos] < t_lo))
     return false;
   if (cut.rank < w.min_keep) {
