@@ -47,6 +47,7 @@ struct Variants {
   std::vector<Variant<k::rsumsqdiff_ukernel>> rsumsqdiff;
   std::vector<Variant<k::indexge_ukernel>> indexge;
   std::vector<Variant<k::rentropy_ukernel>> rentropy;
+  std::vector<Variant<k::raddscaleindexge_ukernel>> raddscaleindexge;
 };
 
 const Variants& all() {
@@ -64,7 +65,7 @@ TEST(Kernels, EveryOpHasAScalarAndASimdVariant) {
   const Variants& v = all();
   for (size_t n :
        {v.rmax.size(), v.rminmax.size(), v.raddstoreexpminusc.size(), v.raddstoreexpminusmax.size(),
-        v.vscale.size(), v.vlogsoftmax.size(), v.findabove.size()})
+        v.vscale.size(), v.vlogsoftmax.size(), v.findabove.size(), v.raddscaleindexge.size()})
     EXPECT_EQ(n, 2u);
 }
 
@@ -376,6 +377,33 @@ TEST(Kernels, IndexgeListsThePositionsAtOrAboveTheThreshold) {
           std::vector<uint32_t> got(n);
           const size_t count = v.fn(n, x, t, got.data());
           got.resize(count);
+          ASSERT_EQ(got, want) << v.name << " n=" << n << " t=" << t;
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernels, RaddscaleindexgeSumsAsRaddstorescaleAndListsAsIndexge) {
+  auto* const sum = scalar(all().raddstorescale);
+  auto* const index = scalar(all().indexge);
+  for (const auto& v : all().raddscaleindexge) {
+    for (size_t n : sizes()) {
+      for (size_t offset : {0, 1}) {
+        auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 33);
+        auto ebuf = buf;
+        for (auto& e : ebuf) e = std::fabs(e);
+        const float* g = buf.data() + offset;
+        const float* x = ebuf.data() + (1 - offset);
+        std::vector<float> y(n);
+        const double want_sum = sum(n, x, 0.37f, y.data());
+        for (float t : {-INFINITY, 0.0f, 4.0f, INFINITY, g[n / 2]}) {
+          std::vector<uint32_t> want(n), got(n);
+          want.resize(index(n, g, t, want.data()));
+          size_t count = n + 1;
+          const double got_sum = v.fn(n, x, 0.37f, g, t, got.data(), &count);
+          got.resize(count);
+          ASSERT_EQ(got_sum, want_sum) << v.name << " n=" << n << " t=" << t;
           ASSERT_EQ(got, want) << v.name << " n=" << n << " t=" << t;
         }
       }

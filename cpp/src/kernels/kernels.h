@@ -34,6 +34,9 @@
 //                                    vlogsoftmax's output for x[i] (with m, t, c): two float64
 //                                    lanes each for the low and high pair of each group of 4,
 //                                    (lo0 + lo1) + (hi0 + hi1) + the tail in order
+//   raddscaleindexge(n, x, s, g, t, out, count)
+//                                    -> the sum of x[i] * s (float products) as raddstorescale's,
+//                                    storing nothing; and indexge(n, g, t, out) into out, count
 //   indexge(n, x, t, out)           -> the count of i with x[i] >= t; out receives those i,
 //                                    ascending (out has room for n; entries past the count
 //                                    may be written)
@@ -62,6 +65,8 @@ using findabove_ukernel = size_t(size_t n, const float* x, float t);
 using raddstorescale_ukernel = double(size_t n, const float* x, float s, float* y);
 using rsumsqdiff_ukernel = void(size_t n, const float* x, double c, double* out);
 using indexge_ukernel = size_t(size_t n, const float* x, float t, uint32_t* out);
+using raddscaleindexge_ukernel = double(size_t n, const float* x, float s, const float* g, float t,
+                                        uint32_t* out, size_t* count);
 using rentropy_ukernel = double(size_t n, const float* x, const float* q, float max, float t,
                                 float c);
 

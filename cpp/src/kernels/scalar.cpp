@@ -135,6 +135,18 @@ size_t u32_indexge__scalar_u16(size_t n, const float* x, float t, uint32_t* out)
   return j;
 }
 
+double f32_raddscaleindexge__scalar_u4(size_t n, const float* x, float s, const float* g, float t,
+                                       uint32_t* out, size_t* count) {
+  *count = u32_indexge__scalar_u16(n, g, t, out);
+  double lo[2] = {0, 0}, hi[2] = {0, 0};
+  for (; n >= 4; n -= 4, x += 4) {
+    lo[0] += x[0] * s, lo[1] += x[1] * s, hi[0] += x[2] * s, hi[1] += x[3] * s;
+  }
+  double tail = 0;
+  for (size_t i = 0; i < n; ++i) tail += x[i] * s;
+  return (lo[0] + lo[1]) + (hi[0] + hi[1]) + tail;
+}
+
 double f64_rentropy__scalar_u4(size_t n, const float* x, const float* q, float max, float t,
                                float c) {
   const float neg_max = -max, neg_max_t = neg_max / t;

@@ -70,20 +70,29 @@ float guess_threshold(const Candidates& c, const SoftmaxParts& parts, double tot
 
 // The cut from bounded sums, over the candidates that can hold it. The
 // definition's total is a sequential double sum; a lane sum of the same
-// probabilities (fused into the scaling pass) is within (m + 8) 2^-53 of the
-// exact sum, and so is the definition's: the target lies in [t_lo, t_hi]. The
-// candidates below a logit whose probabilities cannot add up to total - t_hi
-// cannot hold the cut; among the others the radix cut's masses are exact (as
-// the definition's, see top_p), so a cut c for t_hi whose mass before it stays
-// below t_lo is the cut for every target in between. false (nothing changed
-// but prob) where that does not hold: the definition's code decides.
+// probabilities (fused into the pass that lists the candidates at or above a
+// guessed logit) is within (m + 8) 2^-53 of the exact sum, and so is the
+// definition's: the target lies in [t_lo, t_hi]. The candidates at or above a
+// logit hold the order's prefix down to it, so a cut found among them is the
+// cut; when the guess holds too little mass, the candidates at or above lo
+// (below which the probabilities cannot add up to total - t_hi) do. Among
+// them the mass cut's sums are exact (as the definition's, see top_p), so a
+// cut c for t_hi whose mass before it stays below t_lo is the cut for every
+// target in between. Only the candidates listed are scaled (into
+// w.logprob). false (nothing changed but prob) where that does not hold: the
+// definition's code decides.
 bool top_p_bounded(Candidates& c, const Workspace& w, double p) {
   const double factor = p - kMassSlack;
   if (!(factor > 0x1p-960)) return false;
+  // c.prob: the exponentials (scaled below only where the cut may lie, into q).
   const SoftmaxParts parts = softmax_parts(c.logit, c.size, c.t, c.min_max(), c.prob);
   if (parts.kind != SoftmaxParts::Kind::kScaled) return false;
-  const double total = dispatch::raddstorescale(c.size, c.prob, parts.inv, c.prob);
   const double m = static_cast<double>(c.size);
+  const double rough = factor * parts.sum;  // about the target, in units of the exponentials
+  float at = guess_threshold(c, parts, parts.sum, rough + 0.05 * (parts.sum - rough));
+  size_t count = 0;
+  const double total =
+      dispatch::raddscaleindexge(c.size, c.prob, parts.inv, c.logit, at, w.perm, &count);
   const double delta = (m + 8.0) * 0x1p-52 * total;
   const double t_lo = factor * (total - delta) * (1.0 - 0x1p-52);
   const double t_hi = factor * (total + delta) * (1.0 + 0x1p-52);
@@ -92,24 +101,21 @@ bool top_p_bounded(Candidates& c, const Workspace& w, double p) {
   if (!(theta > 0.0) || !parts.logit_band(theta, &lo, &hi))
     lo = -std::numeric_limits<float>::infinity();
   // The cut lies among the entries at or above a logit L if their mass
-  // reaches t_hi: first at a guess from a sample, then at lo, which holds it.
-  const double need = t_hi + (m + 64.0) * 0x1p-52 * total;
-  float at = guess_threshold(c, parts, total, need + 0.05 * (total - need));
+  // reaches t_hi: first at the guess, then at lo, which holds it.
+  float* q = w.logprob;
   sel::MassCut cut{0, 0, false, 0.0};
-  size_t count = 0;
   for (;;) {
-    if (!(at > lo)) at = lo;
-    count = sel::at_least(c.logit, c.size, at, w.perm);
+    for (size_t i = 0; i < count; ++i) q[w.perm[i]] = c.prob[w.perm[i]] * parts.inv;
     const float top = parts.max;
     const float scale = 2047.0f / (top - at);
     cut = scale > 0.0f && scale - scale == 0.0f
-              ? sel::mass_cut_binned(c.logit, c.prob, w.perm, count, t_hi, top, scale, w.spare)
-              : sel::mass_cut_among(c.logit, c.prob, w.perm, count, t_hi, w.spare);
-    if (cut.found || at == lo) break;
+              ? sel::mass_cut_binned(c.logit, q, w.perm, count, t_hi, top, scale, w.spare)
+              : sel::mass_cut_among(c.logit, q, w.perm, count, t_hi, w.spare);
+    if (cut.found || !(at > lo)) break;
     at = lo;
+    count = sel::at_least(c.logit, c.size, at, w.perm);
   }
-  if (!cut.found || !(c.prob[cut.pos] >= 0x1p-27f) || !(cut.mass - c.prob[cut.pos] < t_lo))
-    return false;
+  if (!cut.found || !(q[cut.pos] >= 0x1p-27f) || !(cut.mass - q[cut.pos] < t_lo)) return false;
   if (cut.rank < w.min_keep) {
     top_k(c, w, w.min_keep);
   } else {
