@@ -163,6 +163,19 @@ benchmark::internal::Benchmark* Register(const char* name, k::raddscaleindexge_u
   });
 }
 
+benchmark::internal::Benchmark* Register(const char* name, k::rscaledot_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    const float m = Max(x);
+    double out[2];
+    for (auto _ : state) {
+      fn(x.size(), x.data(), 0.5f, x.data(), m, 1.0f, out);
+      benchmark::DoNotOptimize(out);
+    }
+    Done(state, x.size());
+  });
+}
+
 benchmark::internal::Benchmark* Register(const char* name, k::rentropy_ukernel* fn) {
   return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
     const auto x = Scores(state.range(0));

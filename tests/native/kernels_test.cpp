@@ -48,6 +48,7 @@ struct Variants {
   std::vector<Variant<k::indexge_ukernel>> indexge;
   std::vector<Variant<k::rentropy_ukernel>> rentropy;
   std::vector<Variant<k::raddscaleindexge_ukernel>> raddscaleindexge;
+  std::vector<Variant<k::rscaledot_ukernel>> rscaledot;
 };
 
 const Variants& all() {
@@ -406,6 +407,36 @@ TEST(Kernels, RaddscaleindexgeSumsAsRaddstorescaleAndListsAsIndexge) {
           ASSERT_EQ(got_sum, want_sum) << v.name << " n=" << n << " t=" << t;
           ASSERT_EQ(got, want) << v.name << " n=" << n << " t=" << t;
         }
+      }
+    }
+  }
+}
+
+TEST(Kernels, RscaledotSumsTheScaledValuesAndTheirProductsWithTheShiftedLogits) {
+  auto* const S = scalar(all().rscaledot);
+  auto* const sum = scalar(all().raddstorescale);
+  for (const auto& v : all().rscaledot) {
+    for (size_t n : sizes()) {
+      auto g = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 41);
+      auto x = ref::normal(n + 1, 1.0, static_cast<uint32_t>(n) + 43);
+      for (auto& e : x) e = std::fabs(e);
+      const float m = 2.5f;
+      for (float r : {1.0f, 1.0f / 0.7f}) {
+        double got[2], want[2];
+        v.fn(n, x.data() + 1, 0.37f, g.data(), m, r, got);
+        S(n, x.data() + 1, 0.37f, g.data(), m, r, want);
+        ASSERT_EQ(got[0], want[0]) << v.name << " n=" << n;
+        ASSERT_EQ(got[1], want[1]) << v.name << " n=" << n;
+        std::vector<float> y(n);
+        ASSERT_EQ(got[0], sum(n, x.data() + 1, 0.37f, y.data())) << v.name << " n=" << n;
+        long double exact = 0, mag = 0;
+        for (size_t i = 0; i < n; ++i) {
+          const long double term = static_cast<long double>(y[i]) * ((g[i] - m) * r);
+          exact += term, mag += std::fabs(term);
+        }
+        EXPECT_LE(std::fabs(static_cast<double>(got[1] - exact)),
+                  static_cast<double>((n + 8) * 0x1p-52 * mag) + 1e-300)
+            << v.name << " n=" << n;
       }
     }
   }

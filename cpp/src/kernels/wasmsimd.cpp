@@ -278,6 +278,31 @@ void f64_rsumsqdiff__wasmsimd_u4(size_t n, const float* x, double c, double* out
            (wasm_f64x2_extract_lane(qhi, 0) + wasm_f64x2_extract_lane(qhi, 1)) + tq;
 }
 
+void f64_rscaledot__wasmsimd_u4(size_t n, const float* x, float s, const float* g, float m, float r,
+                                double* out) {
+  const v128_t vs = wasm_f32x4_splat(s), vm = wasm_f32x4_splat(m), vr = wasm_f32x4_splat(r);
+  v128_t lo = wasm_f64x2_splat(0.0), hi = lo, dlo = lo, dhi = lo;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const v128_t a = wasm_f32x4_mul(wasm_v128_load(x + i), vs);
+    const v128_t d = wasm_f32x4_mul(wasm_f32x4_sub(wasm_v128_load(g + i), vm), vr);
+    const v128_t alo = wasm_f64x2_promote_low_f32x4(a);
+    const v128_t ahi = wasm_f64x2_promote_low_f32x4(high_half(a));
+    lo = wasm_f64x2_add(lo, alo), hi = wasm_f64x2_add(hi, ahi);
+    dlo = wasm_f64x2_add(dlo, wasm_f64x2_mul(alo, wasm_f64x2_promote_low_f32x4(d)));
+    dhi = wasm_f64x2_add(dhi, wasm_f64x2_mul(ahi, wasm_f64x2_promote_low_f32x4(high_half(d))));
+  }
+  double ts = 0, td = 0;
+  for (; i < n; ++i) {
+    const auto q = static_cast<double>(x[i] * s);
+    ts += q, td += q * static_cast<double>((g[i] - m) * r);
+  }
+  out[0] = (wasm_f64x2_extract_lane(lo, 0) + wasm_f64x2_extract_lane(lo, 1)) +
+           (wasm_f64x2_extract_lane(hi, 0) + wasm_f64x2_extract_lane(hi, 1)) + ts;
+  out[1] = (wasm_f64x2_extract_lane(dlo, 0) + wasm_f64x2_extract_lane(dlo, 1)) +
+           (wasm_f64x2_extract_lane(dhi, 0) + wasm_f64x2_extract_lane(dhi, 1)) + td;
+}
+
 double f64_rentropy__wasmsimd_u4(size_t n, const float* x, const float* q, float max, float t,
                                  float c) {
   const float neg_max_s = -max, neg_max_t_s = neg_max_s / t;
