@@ -12,6 +12,20 @@
 
 namespace smx {
 
+void Candidates::keep_listed(const uint32_t* list, size_t count) {
+  const uint32_t* idx = index;
+  const float* g = logit;
+  uint32_t* io = index_out;
+  float* go = logit_out;
+  if (idx != nullptr) {
+    for (size_t j = 0; j < count; ++j) io[j] = idx[list[j]], go[j] = g[list[j]];
+  } else {
+    for (size_t j = 0; j < count; ++j) io[j] = list[j], go[j] = g[list[j]];
+  }
+  index = io, logit = go, size = count;
+  range_known = false;
+}
+
 void Candidates::keep_only(size_t p) {
   const uint32_t i = at(p);
   const float g = logit[p];

@@ -54,6 +54,10 @@ struct Candidates {
     range_known = false;
   }
 
+  // Keeps the positions list[0, count) (ascending) alone: retain_if with a
+  // list of exactly the kept positions, one branch-free loop.
+  void keep_listed(const uint32_t* list, size_t count);
+
   // Keeps position p alone at temperature 1 (greedy).
   void keep_only(size_t p);
 

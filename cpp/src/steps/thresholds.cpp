@@ -184,31 +184,27 @@ bool eta_estimated(Candidates& c, const Workspace& w, double e) {
   float lo, hi, unused;
   if (!parts.logit_band(t_lo, &lo, &unused) || !parts.logit_band(t_hi, &unused, &hi)) return false;
   const float* g = c.logit;
-  const size_t count = sel::at_least(g, c.size, lo, w.perm);
-  size_t kept = 0;
+  uint32_t* list = w.perm;
+  const size_t count = sel::at_least(g, c.size, lo, list);
+  size_t kept = 0;  // list[0, kept): the kept positions so far
   for (size_t i = 0; i < count; ++i) {
-    const float v = g[w.perm[i]];
-    if (v >= hi) {
-      ++kept;
-      continue;
+    const uint32_t p = list[i];
+    const float v = g[p];
+    bool keep = v >= hi;
+    if (!keep) {
+      const auto q = static_cast<double>(parts.prob_of(v));
+      if (!(q < t_lo) && q < t_hi) return false;
+      keep = !(q < t_hi);
     }
-    const auto q = static_cast<double>(parts.prob_of(v));
-    if (!(q < t_hi)) {
-      ++kept;
-    } else if (!(q < t_lo)) {
-      return false;
-    }
+    list[kept] = p;
+    kept += keep;
   }
   if (kept == c.size) return true;
   if (kept < w.min_keep) {
     top_k(c, w, w.min_keep);
     return true;
   }
-  c.retain_if(
-      [g, hi, &parts, t_hi](size_t p) {
-        return g[p] >= hi || !(static_cast<double>(parts.prob_of(g[p])) < t_hi);
-      },
-      w.perm, count);
+  c.keep_listed(list, kept);
   return true;
 }
 
