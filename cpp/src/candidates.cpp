@@ -95,7 +95,7 @@ Candidates::Entropy Candidates::entropy_bounded() {
 }
 
 Candidates::EntropyEstimate Candidates::entropy_estimate() {
-  EntropyEstimate r{0.0, 0.0, false, {}};
+  EntropyEstimate r{0.0, 0.0, false, {}, 0.0, 0.0, 0.0};
   const float* mm = min_max();
   const SoftmaxParts parts = softmax_parts(logit, size, t, mm, prob);
   // (x - max) within the float range: no log-probability is -Infinity.
@@ -127,6 +127,7 @@ Candidates::EntropyEstimate Candidates::entropy_estimate() {
   r.bound = dc * q + rounding * (-a + ac * q) * 1.01 + 1e-300;
   r.ok = r.h == r.h && r.bound - r.bound == 0.0;
   r.parts = parts;
+  r.total = q, r.c = c, r.dc = dc;
   return r;
 }
 

@@ -99,6 +99,8 @@ struct Candidates {
     double h, bound;
     bool ok;
     SoftmaxParts parts;
+    double total;  // the lane sum of p (within size 2^-53 of the exact sum)
+    double c, dc;  // log_softmax's c lies within [c - dc, c + dc]
   };
   EntropyEstimate entropy_estimate();
 

@@ -119,6 +119,11 @@ MassCut mass_cut_among(const float* g, const float* w, const uint32_t* among, si
 MassCut mass_cut_binned(const float* g, const float* w, const uint32_t* among, size_t count,
                         double target, float top, float scale, uint32_t* scratch);
 
+// The same by key (keys >= 0 and finite, scale > 0 finite), with a first
+// level of bins by key * scale.
+MassCut mass_cut_by_key_binned(const double* key, const float* w, const uint32_t* among,
+                               size_t count, double target, double scale, uint32_t* scratch);
+
 // mass_cut_by_key over the positions among[0, count) (ascending) only.
 MassCut mass_cut_by_key_among(const double* key, const float* w, const uint32_t* among,
                               size_t count, double target, uint32_t* scratch);
