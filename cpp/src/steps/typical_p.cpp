@@ -198,11 +198,16 @@ bool typical_estimated(Candidates& c, const Workspace& w, double mass) {
                   : (-static_cast<double>(l_out) - h_hi) * (1.0 - 0x1p-51);
     }
     const size_t count = sel::at_least(g, m, at, among);
+    // Their log-probabilities at c_mid by the vector kernel (gathered into
+    // the second half of spare: the cut's scratch is the first), then keys.
+    float* lq = reinterpret_cast<float*>(w.spare + m);
+    for (size_t i = 0; i < count; ++i) lq[i] = g[among[i]];
+    dispatch::vlogsoftmax(count, lq, max, t, c_mid, lq);
     float l_abs = 0.0f;
     double k_max = 0.0;
     for (size_t i = 0; i < count; ++i) {
       const uint32_t p = among[i];
-      const float l = kernels::log_softmax_at(g[p], max, t, c_mid);
+      const float l = lq[i];
       const double d = -static_cast<double>(l) - e.h;
       const double k = d < 0.0 ? -d : d;
       key[p] = k;
