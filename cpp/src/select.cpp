@@ -324,8 +324,11 @@ MassCut binned_mass_cut(const float* w, const uint32_t* among, size_t count, dou
   static thread_local double mass[kBuckets];
   std::fill(cnt, cnt + kBuckets, 0u);
   std::fill(mass, mass + kBuckets, 0.0);
+  const auto at = [among](size_t i) {
+    return among != nullptr ? among[i] : static_cast<uint32_t>(i);
+  };
   for (size_t i = 0; i < count; ++i) {
-    const uint32_t p = among[i];
+    const uint32_t p = at(i);
     const size_t b = bin(p);
     ++cnt[b];
     mass[b] += w[p];
@@ -341,7 +344,7 @@ MassCut binned_mass_cut(const float* w, const uint32_t* among, size_t count, dou
   if (b == kBuckets) return {0, 0, false, 0.0};
   size_t n = 0;
   for (size_t i = 0; i < count; ++i) {
-    const uint32_t p = among[i];
+    const uint32_t p = at(i);
     scratch[n] = p;
     n += bin(p) == b;
   }

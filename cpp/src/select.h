@@ -113,7 +113,8 @@ TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint3
 MassCut mass_cut_among(const float* g, const float* w, const uint32_t* among, size_t count,
                        double target, uint32_t* scratch);
 
-// The same, with a first level of bins by (top - g) * scale (top >= every
+// The same, among null meaning every position 0..count, with a first level
+// of bins by (top - g) * scale (top >= every
 // g among them, scale > 0 finite): for candidates whose logits span a
 // narrow range, where the radix digits of the float keys barely separate.
 MassCut mass_cut_binned(const float* g, const float* w, const uint32_t* among, size_t count,

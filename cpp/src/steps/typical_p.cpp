@@ -198,22 +198,22 @@ bool typical_estimated(Candidates& c, const Workspace& w, double mass) {
                   : (-static_cast<double>(l_out) - h_hi) * (1.0 - 0x1p-51);
     }
     const size_t count = sel::at_least(g, m, at, among);
-    // Their log-probabilities at c_mid by the vector kernel (gathered into
-    // the second half of spare: the cut's scratch is the first), then keys.
+    // Compact copies (sequential from here on): log-probabilities at c_mid
+    // by the vector kernel (in the second half of spare: the cut's scratch is
+    // the first), probabilities, keys.
     float* lq = reinterpret_cast<float*>(w.spare + m);
-    for (size_t i = 0; i < count; ++i) lq[i] = g[among[i]];
+    for (size_t i = 0; i < count; ++i) lq[i] = g[among[i]], q[i] = c.prob[among[i]];
     dispatch::vlogsoftmax(count, lq, max, t, c_mid, lq);
+    dispatch::vscale(count, q, parts.inv, q);
     float l_abs = 0.0f;
     double k_max = 0.0;
     for (size_t i = 0; i < count; ++i) {
-      const uint32_t p = among[i];
       const float l = lq[i];
       const double d = -static_cast<double>(l) - e.h;
       const double k = d < 0.0 ? -d : d;
-      key[p] = k;
+      key[i] = k;
       l_abs = std::max(l_abs, l < 0.0f ? -l : l);
       k_max = std::max(k_max, k);
-      q[p] = c.prob[p] * parts.inv;
     }
     const double width =
         e.bound + dc + (dc > 0.0 ? 0x1p-22 * 1.01 * (static_cast<double>(l_abs) + 2.0 * dc) : 0.0) +
@@ -221,8 +221,8 @@ bool typical_estimated(Candidates& c, const Workspace& w, double mass) {
     const double scale = 2047.0 / k_max;
     const sel::MassCut cut =
         scale - scale == 0.0
-            ? sel::mass_cut_by_key_binned(key, q, among, count, t_hi, scale, w.spare)
-            : sel::mass_cut_by_key_among(key, q, among, count, t_hi, w.spare);
+            ? sel::mass_cut_by_key_binned(key, q, nullptr, count, t_hi, scale, w.spare)
+            : sel::mass_cut_by_key(key, q, count, t_hi, w.spare);
     const double kc = cut.found ? key[cut.pos] : 0.0;
     if (!cut.found || !(k_out > kc + width)) {
       // Too few candidates: cover the keys up to the cut's, with room.
@@ -236,11 +236,10 @@ bool typical_estimated(Candidates& c, const Workspace& w, double mass) {
     float last_q = q[cut.pos];
     unsigned bad = 0;
     for (size_t i = 0; i < count; ++i) {
-      const uint32_t p = among[i];
-      const double k = key[p];
-      if (k < kc || (k == kc && p <= cut.pos)) {
-        bad |= static_cast<unsigned>(q[p] != 0.0f && q[p] < 0x1p-29f);
-        if (k >= kc - 2.0 * width) last_q = std::min(last_q, q[p]);
+      const double k = key[i];
+      if (k < kc || (k == kc && i <= cut.pos)) {
+        bad |= static_cast<unsigned>(q[i] != 0.0f && q[i] < 0x1p-29f);
+        if (k >= kc - 2.0 * width) last_q = std::min(last_q, q[i]);
       } else {
         out_lo = std::min(out_lo, k);
       }
@@ -254,9 +253,8 @@ bool typical_estimated(Candidates& c, const Workspace& w, double mass) {
     // Keep I: one compaction over the candidates.
     size_t kept = 0;
     for (size_t i = 0; i < count; ++i) {
-      const uint32_t p = among[i];
-      among[kept] = p;
-      kept += key[p] < kc || (key[p] == kc && p <= cut.pos);
+      among[kept] = among[i];
+      kept += key[i] < kc || (key[i] == kc && i <= cut.pos);
     }
     c.keep_listed(among, kept);
     return true;
