@@ -39,7 +39,7 @@ void keep_through(Candidates& c, size_t cut, const uint32_t* among = nullptr, si
 
 // A logit L such that the entries at or above it likely hold a mass of at
 // least `need` (of `total`, in units of c.prob), L as high as that allows:
-// the mass below L estimated from every 16th position (64 bins of a quarter
+// the mass below L estimated from a 16th of the positions (64 bins of a quarter
 // of t below the max), which samples the many small entries well, two bins of
 // room. Only a guess (the caller checks the mass it finds); -Infinity when
 // none fits.
@@ -51,10 +51,14 @@ float guess_threshold(const Candidates& c, const SoftmaxParts& parts, double tot
   const float scale = 4.0f / parts.t;
   const float* g = c.logit;
   const float* q = c.prob;
-  for (size_t j = 0; j < c.size; j += kStride) {
-    const float d = (top - g[j]) * scale;
-    const int b = d < static_cast<float>(kBins - 1) ? static_cast<int>(d) : kBins - 1;
-    mass[b] += q[j];
+  // The first 64 of every 1024 positions: a 16th of the memory.
+  for (size_t j0 = 0; j0 < c.size; j0 += 64 * kStride) {
+    const size_t end = std::min(c.size, j0 + 64);
+    for (size_t j = j0; j < end; ++j) {
+      const float d = (top - g[j]) * scale;
+      const int b = d < static_cast<float>(kBins - 1) ? static_cast<int>(d) : kBins - 1;
+      mass[b] += q[j];
+    }
   }
   // below: the estimated mass of the bins after b.
   double below = 0.0;

@@ -152,7 +152,7 @@ bool typical_estimated(Candidates& c, const Workspace& w, double mass) {
   const auto c_mid = std::min(c_hi, std::max(c_lo, static_cast<float>(e.c)));
   const float max = parts.max, t = parts.t;
   const float* g = c.logit;
-  // The guess: from every 16th position, 64 bins of key by mass; the keys
+  // The guess: from a 16th of the positions, 64 bins of key by mass; the keys
   // whose estimated mass (the total less the mass of the bins beyond, which
   // the many small entries sample well) reaches the target, and two bins of room.
   constexpr int kBins = 64;
@@ -162,9 +162,12 @@ bool typical_estimated(Candidates& c, const Workspace& w, double mass) {
   {
     const auto r = static_cast<float>(1.0 / (kWidth * t));
     const auto o = static_cast<float>((e.h - c_mid) / kWidth);
-    for (size_t j = 0; j < m; j += kStride) {
-      const float k = std::fabs((g[j] - max) * r + o);  // about the key / kWidth
-      bin_mass[k < kBins - 1 ? static_cast<int>(k) : kBins - 1] += c.prob[j];
+    for (size_t j0 = 0; j0 < m; j0 += 64 * kStride) {  // the first 64 of every 1024
+      const size_t end = std::min(m, j0 + 64);
+      for (size_t j = j0; j < end; ++j) {
+        const float k = std::fabs((g[j] - max) * r + o);  // about the key / kWidth
+        bin_mass[k < kBins - 1 ? static_cast<int>(k) : kBins - 1] += c.prob[j];
+      }
     }
   }
   const double need = (t_hi + 0.05 * (e.total - t_hi)) / static_cast<double>(parts.inv);
