@@ -82,8 +82,8 @@ float guess_threshold(const Candidates& c, const SoftmaxParts& parts, double tot
 // (below which the probabilities cannot add up to total - t_hi) do. Among
 // them the mass cut's sums are exact (as the definition's, see top_p), so a
 // cut c for t_hi whose mass before it stays below t_lo is the cut for every
-// target in between. Only the candidates listed are scaled (into
-// w.logprob). false (nothing changed but prob) where that does not hold: the
+// target in between. Only the candidates listed are scaled (into w.logprob,
+// compact). false (nothing changed but prob) where that does not hold: the
 // definition's code decides.
 bool top_p_bounded(Candidates& c, const Workspace& w, double p) {
   const double factor = p - kMassSlack;
@@ -106,20 +106,26 @@ bool top_p_bounded(Candidates& c, const Workspace& w, double p) {
     lo = -std::numeric_limits<float>::infinity();
   // The cut lies among the entries at or above a logit L if their mass
   // reaches t_hi: first at the guess, then at lo, which holds it.
+  // Compact copies of the listed candidates' logits (in the second half of
+  // spare: the cut's scratch is the first) and probabilities: the cut reads
+  // sequential memory, positions 0..count standing for w.perm's.
   float* q = w.logprob;
+  float* gc = reinterpret_cast<float*>(w.spare + c.size);
   sel::MassCut cut{0, 0, false, 0.0};
   for (;;) {
-    for (size_t i = 0; i < count; ++i) q[w.perm[i]] = c.prob[w.perm[i]] * parts.inv;
+    for (size_t i = 0; i < count; ++i) gc[i] = c.logit[w.perm[i]], q[i] = c.prob[w.perm[i]];
+    dispatch::vscale(count, q, parts.inv, q);
     const float top = parts.max;
     const float scale = 2047.0f / (top - at);
     cut = scale > 0.0f && scale - scale == 0.0f
-              ? sel::mass_cut_binned(c.logit, q, w.perm, count, t_hi, top, scale, w.spare)
-              : sel::mass_cut_among(c.logit, q, w.perm, count, t_hi, w.spare);
+              ? sel::mass_cut_binned(gc, q, nullptr, count, t_hi, top, scale, w.spare)
+              : sel::mass_cut(gc, q, count, t_hi, w.spare);
     if (cut.found || !(at > lo)) break;
     at = lo;
     count = sel::at_least(c.logit, c.size, at, w.perm);
   }
   if (!cut.found || !(q[cut.pos] >= 0x1p-27f) || !(cut.mass - q[cut.pos] < t_lo)) return false;
+  cut.pos = w.perm[cut.pos];
   if (cut.rank < w.min_keep) {
     top_k(c, w, w.min_keep);
   } else {
