@@ -253,13 +253,20 @@ bool typical_estimated(Candidates& c, const Workspace& w, double mass) {
       top_k(c, w, w.min_keep);
       return true;
     }
-    // Keep I: one compaction over the candidates.
+    // Keep I: one compaction over the candidates (Candidates::keep_listed's
+    // loop, deciding as it goes).
+    const uint32_t* idx = c.index;
+    uint32_t* io = c.index_out;
+    float* go = c.logit_out;
     size_t kept = 0;
     for (size_t i = 0; i < count; ++i) {
-      among[kept] = among[i];
+      const uint32_t p = among[i];
+      io[kept] = idx != nullptr ? idx[p] : p;
+      go[kept] = g[p];
       kept += key[i] < kc || (key[i] == kc && i <= cut.pos);
     }
-    c.keep_listed(among, kept);
+    c.index = io, c.logit = go, c.size = kept;
+    c.range_known = false;
     return true;
   }
   return false;
