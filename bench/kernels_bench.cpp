@@ -149,6 +149,33 @@ benchmark::internal::Benchmark* Register(const char* name, k::indexge_ukernel* f
   });
 }
 
+// The scaled sum, and the positions at or above the 95th percentile.
+benchmark::internal::Benchmark* Register(const char* name, k::raddscaleindexge_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<uint32_t> out(x.size());
+    size_t count = 0;
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(fn(x.size(), x.data(), 0.5f, x.data(), 4.935f, out.data(), &count));
+      benchmark::DoNotOptimize(count);
+    }
+    Done(state, x.size());
+  });
+}
+
+benchmark::internal::Benchmark* Register(const char* name, k::rscaledot_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    const float m = Max(x);
+    double out[2];
+    for (auto _ : state) {
+      fn(x.size(), x.data(), 0.5f, x.data(), m, 1.0f, out);
+      benchmark::DoNotOptimize(out);
+    }
+    Done(state, x.size());
+  });
+}
+
 benchmark::internal::Benchmark* Register(const char* name, k::rentropy_ukernel* fn) {
   return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
     const auto x = Scores(state.range(0));

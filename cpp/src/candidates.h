@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "softmax_parts.h"
+
 namespace smx {
 
 struct Candidates {
@@ -52,6 +54,10 @@ struct Candidates {
     range_known = false;
   }
 
+  // Keeps the positions list[0, count) (ascending) alone: retain_if with a
+  // list of exactly the kept positions, one branch-free loop.
+  void keep_listed(const uint32_t* list, size_t count);
+
   // Keeps position p alone at temperature 1 (greedy).
   void keep_only(size_t p);
 
@@ -78,6 +84,25 @@ struct Candidates {
     float log_sum;  // log_softmax's log of its sum: lq = vlogsoftmax(logit, max, t, log_sum)
   };
   Entropy entropy_bounded();
+
+  // The entropy at temperature t (as entropy() gives it) within `bound` of h,
+  // from one pass of lane sums over the exponentials and the logits, without
+  // log_softmax's own sum: h = c Q - A with Q the sum of p, A the sum of p (x
+  // - max) / t and c log_softmax's log of its sum, known within about 2^-20
+  // on softmax's T = 1 fast path (from softmax's sum), exactly otherwise; the
+  // bound adds up c's uncertainty, the rounding of each log-probability and of
+  // the sums. A bound near 1e-6 (the entropy()'s own rounding is of that size):
+  // for steps that need the entropy to about that. prob receives the
+  // exponentials (scale them by parts.inv for softmax()'s output). ok false
+  // where softmax() treats the candidates otherwise: then use entropy().
+  struct EntropyEstimate {
+    double h, bound;
+    bool ok;
+    SoftmaxParts parts;
+    double total;  // the lane sum of p (within size 2^-53 of the exact sum)
+    double c, dc;  // log_softmax's c lies within [c - dc, c + dc]
+  };
+  EntropyEstimate entropy_estimate();
 
   // The position of vocabulary index i, or size if i is not a candidate.
   size_t find(uint32_t i) const;

@@ -312,6 +312,68 @@ MassCut mass_cut_among(const float* g, const float* w, const uint32_t* among, si
   return radix_mass_cut(count, w, target, KeyOfLogit{g}, kDigits32, scratch, scratch);
 }
 
+namespace {
+
+// mass_cut over among[0, count) with a first level of bins (bin(p): kBuckets
+// of them, non-decreasing along the order), then the radix cut by `key` in
+// the bin that holds the crossing.
+template <class Bin, class Key>
+MassCut binned_mass_cut(const float* w, const uint32_t* among, size_t count, double target, Bin bin,
+                        Key key, const Digits& digits, uint32_t* scratch) {
+  static thread_local uint32_t cnt[kBuckets];
+  static thread_local double mass[kBuckets];
+  std::fill(cnt, cnt + kBuckets, 0u);
+  std::fill(mass, mass + kBuckets, 0.0);
+  const auto at = [among](size_t i) {
+    return among != nullptr ? among[i] : static_cast<uint32_t>(i);
+  };
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t p = at(i);
+    const size_t b = bin(p);
+    ++cnt[b];
+    mass[b] += w[p];
+  }
+  double before = 0.0;
+  size_t rank = 0, b = 0;
+  for (; b < kBuckets; ++b) {
+    if (cnt[b] == 0) continue;
+    if (before + mass[b] >= target) break;
+    before += mass[b];
+    rank += cnt[b];
+  }
+  if (b == kBuckets) return {0, 0, false, 0.0};
+  size_t n = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t p = at(i);
+    scratch[n] = p;
+    n += bin(p) == b;
+  }
+  return radix_mass_cut(n, w, target, key, digits, scratch, scratch, 0, before, rank);
+}
+
+}  // namespace
+
+MassCut mass_cut_binned(const float* g, const float* w, const uint32_t* among, size_t count,
+                        double target, float top, float scale, uint32_t* scratch) {
+  // Bins by (top - g) * scale: rounded operations, so non-decreasing along
+  // the order (equal logits share a bin). Summed bin by bin, each bin in
+  // position order (as the radix cut: exact under mass_cut's condition).
+  const auto bin = [g, top, scale](uint32_t p) {
+    const float d = (top - g[p]) * scale;
+    return d < static_cast<float>(kBuckets - 1) ? static_cast<size_t>(d) : kBuckets - 1;
+  };
+  return binned_mass_cut(w, among, count, target, bin, KeyOfLogit{g}, kDigits32, scratch);
+}
+
+MassCut mass_cut_by_key_binned(const double* key, const float* w, const uint32_t* among,
+                               size_t count, double target, double scale, uint32_t* scratch) {
+  const auto bin = [key, scale](uint32_t p) {
+    const double d = key[p] * scale;
+    return d < static_cast<double>(kBuckets - 1) ? static_cast<size_t>(d) : kBuckets - 1;
+  };
+  return binned_mass_cut(w, among, count, target, bin, KeyOfDouble{key}, kDigits64, scratch);
+}
+
 MassCut mass_cut_by_key_among(const double* key, const float* w, const uint32_t* among,
                               size_t count, double target, uint32_t* scratch) {
   if (count == 0) return {0, 0, false, 0.0};

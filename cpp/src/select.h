@@ -117,6 +117,18 @@ TopPCut top_p_cut(const float* g, const float* w, size_t m, double factor, uint3
 MassCut mass_cut_among(const float* g, const float* w, const uint32_t* among, size_t count,
                        double target, uint32_t* scratch);
 
+// The same, among null meaning every position 0..count, with a first level
+// of bins by (top - g) * scale (top >= every
+// g among them, scale > 0 finite): for candidates whose logits span a
+// narrow range, where the radix digits of the float keys barely separate.
+MassCut mass_cut_binned(const float* g, const float* w, const uint32_t* among, size_t count,
+                        double target, float top, float scale, uint32_t* scratch);
+
+// The same by key (keys >= 0 and finite, scale > 0 finite), with a first
+// level of bins by key * scale.
+MassCut mass_cut_by_key_binned(const double* key, const float* w, const uint32_t* among,
+                               size_t count, double target, double scale, uint32_t* scratch);
+
 // mass_cut_by_key over the positions among[0, count) (ascending) only.
 MassCut mass_cut_by_key_among(const double* key, const float* w, const uint32_t* among,
                               size_t count, double target, uint32_t* scratch);

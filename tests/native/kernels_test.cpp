@@ -51,6 +51,8 @@ struct Variants {
   std::vector<Variant<k::rentropy_ukernel>> rentropy;
   std::vector<Variant<k::vbitmask_ukernel>> vbitmask;
   std::vector<Variant<k::findabovemasked_ukernel>> findabovemasked;
+  std::vector<Variant<k::raddscaleindexge_ukernel>> raddscaleindexge;
+  std::vector<Variant<k::rscaledot_ukernel>> rscaledot;
 };
 
 const Variants& all() {
@@ -66,9 +68,10 @@ const Variants& all() {
 
 TEST(Kernels, EveryOpHasAScalarAndASimdVariant) {
   const Variants& v = all();
-  for (size_t n : {v.rmax.size(), v.rminmax.size(), v.raddstoreexpminusc.size(),
-                   v.raddstoreexpminusmax.size(), v.vscale.size(), v.vlogsoftmax.size(),
-                   v.findabove.size(), v.vbitmask.size(), v.findabovemasked.size()})
+  for (size_t n :
+       {v.rmax.size(), v.rminmax.size(), v.raddstoreexpminusc.size(), v.raddstoreexpminusmax.size(),
+        v.vscale.size(), v.vlogsoftmax.size(), v.findabove.size(), v.vbitmask.size(),
+        v.findabovemasked.size(), v.raddscaleindexge.size()})
     EXPECT_EQ(n, 2u);
 }
 
@@ -533,6 +536,63 @@ TEST(Kernels, RaddstoreexpminuscMatchesDoubleAndVariantsAgree) {
         }
       }
       std::printf("raddstoreexpminusc around %g: max error %.4f ulp\n", center, worst);
+    }
+  }
+}
+
+TEST(Kernels, RaddscaleindexgeSumsAsRaddstorescaleAndListsAsIndexge) {
+  auto* const sum = scalar(all().raddstorescale);
+  auto* const index = scalar(all().indexge);
+  for (const auto& v : all().raddscaleindexge) {
+    for (size_t n : sizes()) {
+      for (size_t offset : {0, 1}) {
+        auto buf = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 33);
+        auto ebuf = buf;
+        for (auto& e : ebuf) e = std::fabs(e);
+        const float* g = buf.data() + offset;
+        const float* x = ebuf.data() + (1 - offset);
+        std::vector<float> y(n);
+        const double want_sum = sum(n, x, 0.37f, y.data());
+        for (float t : {-INFINITY, 0.0f, 4.0f, INFINITY, g[n / 2]}) {
+          std::vector<uint32_t> want(n), got(n);
+          want.resize(index(n, g, t, want.data()));
+          size_t count = n + 1;
+          const double got_sum = v.fn(n, x, 0.37f, g, t, got.data(), &count);
+          got.resize(count);
+          ASSERT_EQ(got_sum, want_sum) << v.name << " n=" << n << " t=" << t;
+          ASSERT_EQ(got, want) << v.name << " n=" << n << " t=" << t;
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernels, RscaledotSumsTheScaledValuesAndTheirProductsWithTheShiftedLogits) {
+  auto* const S = scalar(all().rscaledot);
+  auto* const sum = scalar(all().raddstorescale);
+  for (const auto& v : all().rscaledot) {
+    for (size_t n : sizes()) {
+      auto g = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 41);
+      auto x = ref::normal(n + 1, 1.0, static_cast<uint32_t>(n) + 43);
+      for (auto& e : x) e = std::fabs(e);
+      const float m = 2.5f;
+      for (float r : {1.0f, 1.0f / 0.7f}) {
+        double got[2], want[2];
+        v.fn(n, x.data() + 1, 0.37f, g.data(), m, r, got);
+        S(n, x.data() + 1, 0.37f, g.data(), m, r, want);
+        ASSERT_EQ(got[0], want[0]) << v.name << " n=" << n;
+        ASSERT_EQ(got[1], want[1]) << v.name << " n=" << n;
+        std::vector<float> y(n);
+        ASSERT_EQ(got[0], sum(n, x.data() + 1, 0.37f, y.data())) << v.name << " n=" << n;
+        long double exact = 0, mag = 0;
+        for (size_t i = 0; i < n; ++i) {
+          const long double term = static_cast<long double>(y[i]) * ((g[i] - m) * r);
+          exact += term, mag += std::fabs(term);
+        }
+        EXPECT_LE(std::fabs(static_cast<double>(got[1] - exact)),
+                  static_cast<double>((n + 8) * 0x1p-52 * mag) + 1e-300)
+            << v.name << " n=" << n;
+      }
     }
   }
 }

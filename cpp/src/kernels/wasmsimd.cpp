@@ -278,6 +278,31 @@ void f64_rsumsqdiff__wasmsimd_u4(size_t n, const float* x, double c, double* out
            (wasm_f64x2_extract_lane(qhi, 0) + wasm_f64x2_extract_lane(qhi, 1)) + tq;
 }
 
+void f64_rscaledot__wasmsimd_u4(size_t n, const float* x, float s, const float* g, float m, float r,
+                                double* out) {
+  const v128_t vs = wasm_f32x4_splat(s), vm = wasm_f32x4_splat(m), vr = wasm_f32x4_splat(r);
+  v128_t lo = wasm_f64x2_splat(0.0), hi = lo, dlo = lo, dhi = lo;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const v128_t a = wasm_f32x4_mul(wasm_v128_load(x + i), vs);
+    const v128_t d = wasm_f32x4_mul(wasm_f32x4_sub(wasm_v128_load(g + i), vm), vr);
+    const v128_t alo = wasm_f64x2_promote_low_f32x4(a);
+    const v128_t ahi = wasm_f64x2_promote_low_f32x4(high_half(a));
+    lo = wasm_f64x2_add(lo, alo), hi = wasm_f64x2_add(hi, ahi);
+    dlo = wasm_f64x2_add(dlo, wasm_f64x2_mul(alo, wasm_f64x2_promote_low_f32x4(d)));
+    dhi = wasm_f64x2_add(dhi, wasm_f64x2_mul(ahi, wasm_f64x2_promote_low_f32x4(high_half(d))));
+  }
+  double ts = 0, td = 0;
+  for (; i < n; ++i) {
+    const auto q = static_cast<double>(x[i] * s);
+    ts += q, td += q * static_cast<double>((g[i] - m) * r);
+  }
+  out[0] = (wasm_f64x2_extract_lane(lo, 0) + wasm_f64x2_extract_lane(lo, 1)) +
+           (wasm_f64x2_extract_lane(hi, 0) + wasm_f64x2_extract_lane(hi, 1)) + ts;
+  out[1] = (wasm_f64x2_extract_lane(dlo, 0) + wasm_f64x2_extract_lane(dlo, 1)) +
+           (wasm_f64x2_extract_lane(dhi, 0) + wasm_f64x2_extract_lane(dhi, 1)) + td;
+}
+
 double f64_rentropy__wasmsimd_u4(size_t n, const float* x, const float* q, float max, float t,
                                  float c) {
   const float neg_max_s = -max, neg_max_t_s = neg_max_s / t;
@@ -357,6 +382,47 @@ size_t u32_indexge__wasmsimd_u16(size_t n, const float* x, float t, uint32_t* ou
     j += x[i] >= t;
   }
   return j;
+}
+
+double f32_raddscaleindexge__wasmsimd_u16(size_t n, const float* x, float s, const float* g,
+                                          float t, uint32_t* out, size_t* count) {
+  const v128_t vs = wasm_f32x4_splat(s), vt = wasm_f32x4_splat(t);
+  v128_t lo = wasm_f64x2_splat(0.0), hi = lo;
+  size_t i = 0, j = 0;
+  for (; i + 16 <= n; i += 16) {
+    for (size_t k = 0; k < 16; k += 4) {
+      const v128_t a = wasm_f32x4_mul(wasm_v128_load(x + i + k), vs);
+      lo = wasm_f64x2_add(lo, wasm_f64x2_promote_low_f32x4(a));
+      hi = wasm_f64x2_add(hi, wasm_f64x2_promote_low_f32x4(high_half(a)));
+    }
+    const v128_t m0 = wasm_f32x4_ge(wasm_v128_load(g + i), vt);
+    const v128_t m1 = wasm_f32x4_ge(wasm_v128_load(g + i + 4), vt);
+    const v128_t m2 = wasm_f32x4_ge(wasm_v128_load(g + i + 8), vt);
+    const v128_t m3 = wasm_f32x4_ge(wasm_v128_load(g + i + 12), vt);
+    if (!wasm_v128_any_true(wasm_v128_or(wasm_v128_or(m0, m1), wasm_v128_or(m2, m3)))) continue;
+    const v128_t ms[4] = {m0, m1, m2, m3};
+    for (size_t q = 0; q < 4; ++q) {
+      const uint32_t bits = wasm_i32x4_bitmask(ms[q]);
+      const v128_t lanes = wasm_v128_load(kLanes.lanes[bits]);
+      wasm_v128_store(out + j,
+                      wasm_i32x4_add(lanes, wasm_i32x4_splat(static_cast<int32_t>(i + 4 * q))));
+      j += kLanes.count[bits];
+    }
+  }
+  for (; i + 4 <= n; i += 4) {
+    const v128_t a = wasm_f32x4_mul(wasm_v128_load(x + i), vs);
+    lo = wasm_f64x2_add(lo, wasm_f64x2_promote_low_f32x4(a));
+    hi = wasm_f64x2_add(hi, wasm_f64x2_promote_low_f32x4(high_half(a)));
+    for (size_t l = i; l < i + 4; ++l) out[j] = static_cast<uint32_t>(l), j += g[l] >= t;
+  }
+  double tail = 0;
+  for (; i < n; ++i) {
+    tail += x[i] * s;
+    out[j] = static_cast<uint32_t>(i), j += g[i] >= t;
+  }
+  *count = j;
+  return (wasm_f64x2_extract_lane(lo, 0) + wasm_f64x2_extract_lane(lo, 1)) +
+         (wasm_f64x2_extract_lane(hi, 0) + wasm_f64x2_extract_lane(hi, 1)) + tail;
 }
 
 size_t f32_findabove__wasmsimd_u16(size_t n, const float* x, float t) {

@@ -19,8 +19,9 @@
 
 namespace smx::steps {
 
-// Scratch the steps share, each array with room for the vocabulary (ints: for
-// three times the history, plus one), reserved before the steps run.
+// Scratch the steps share, each array with room for the vocabulary (spare:
+// twice that; ints: for three times the history, plus one), reserved before
+// the steps run.
 struct Workspace {
   uint32_t* perm;
   uint32_t* spare;

@@ -169,11 +169,51 @@ bool eta_bounded(Candidates& c, const Workspace& w, double e, const Candidates::
   return true;
 }
 
+// The same from the entropy estimate (Candidates::entropy_estimate), deciding
+// by the logits: below the band of the lowest threshold the entropy allows
+// every probability is under it, above the band of the highest at or over
+// it; in between, each probability is computed, and one between the two
+// thresholds leaves the answer open (false, nothing changed but prob).
+bool eta_estimated(Candidates& c, const Workspace& w, double e) {
+  const Candidates::EntropyEstimate b = c.entropy_estimate();
+  if (!b.ok) return false;
+  const auto theta = [e](double h) { return std::min(e, std::sqrt(e) * exp_f64(-h)); };
+  const double t_lo = theta(b.h + b.bound) * (1.0 - 0x1p-48);
+  const double t_hi = theta(b.h - b.bound) * (1.0 + 0x1p-48);
+  const SoftmaxParts& parts = b.parts;
+  float lo, hi, unused;
+  if (!parts.logit_band(t_lo, &lo, &unused) || !parts.logit_band(t_hi, &unused, &hi)) return false;
+  const float* g = c.logit;
+  uint32_t* list = w.perm;
+  const size_t count = sel::at_least(g, c.size, lo, list);
+  size_t kept = 0;  // list[0, kept): the kept positions so far
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t p = list[i];
+    const float v = g[p];
+    bool keep = v >= hi;
+    if (!keep) {
+      const auto q = static_cast<double>(parts.prob_of(v));
+      if (!(q < t_lo) && q < t_hi) return false;
+      keep = !(q < t_hi);
+    }
+    list[kept] = p;
+    kept += keep;
+  }
+  if (kept == c.size) return true;
+  if (kept < w.min_keep) {
+    top_k(c, w, w.min_keep);
+    return true;
+  }
+  c.keep_listed(list, kept);
+  return true;
+}
+
 }  // namespace
 
 void eta_cutoff(Candidates& c, const Workspace& w, double e) {
   if (!(e > 0.0) || c.size <= 1) return;
   if (w.bounded && c.size > 1024) {
+    if (eta_estimated(c, w, e)) return;
     const Candidates::Entropy b = c.entropy_bounded();
     if (b.ok && eta_bounded(c, w, e, b)) return;
   }

@@ -18,66 +18,85 @@ namespace {
 void keep_through(Candidates& c, size_t cut, const uint32_t* among = nullptr, size_t count = 0) {
   const float* g = c.logit;
   const float gc = g[cut];
-  c.retain_if([g, gc, cut](size_t p) { return g[p] > gc || (g[p] == gc && p <= cut); }, among,
-              count);
-}
-
-// Narrows the positions among[0, count) (all with logit >= lo) to those at or
-// above a logit L whose entries have a mass of at least `need`: 64 bins of
-// logit below the max by mass; L = the least logit of the top bins whose mass
-// (double sums, within count 2^-52 of the total of exact) reaches need.
-size_t narrow(const Candidates& c, uint32_t* among, size_t count, float lo, double need) {
-  constexpr int kBins = 64;
-  const double top = c.range[1];
-  if (count < 2048 || !(lo > -std::numeric_limits<float>::infinity()) || !(top > lo)) return count;
-  const double scale = kBins / (top - static_cast<double>(lo));
-  double mass[kBins] = {};
-  float least[kBins];
-  for (float& v : least) v = std::numeric_limits<float>::infinity();
-  const float* g = c.logit;
-  for (size_t i = 0; i < count; ++i) {
-    const uint32_t p = among[i];
-    const double d = (top - static_cast<double>(g[p])) * scale;
-    const int b = d < 1.0 ? 0 : d >= kBins - 1 ? kBins - 1 : static_cast<int>(d);
-    mass[b] += c.prob[p];
-    least[b] = std::min(least[b], g[p]);
+  if (among == nullptr) {
+    return c.retain_if([g, gc, cut](size_t p) { return g[p] > gc || (g[p] == gc && p <= cut); });
   }
-  double cum = 0.0;
-  float bound = lo;
-  float low = std::numeric_limits<float>::infinity();
-  for (int b = 0; b < kBins; ++b) {
-    cum += mass[b];
-    low = std::min(low, least[b]);
-    if (cum >= need) {
-      bound = low;
-      break;
-    }
-  }
-  if (!(bound > lo)) return count;
+  // The same as retain_if over among, one branch-free loop.
+  const uint32_t* idx = c.index;
+  uint32_t* io = c.index_out;
+  float* go = c.logit_out;
   size_t j = 0;
   for (size_t i = 0; i < count; ++i) {
-    among[j] = among[i];
-    j += g[among[i]] >= bound;
+    const uint32_t p = among[i];
+    const float v = g[p];
+    io[j] = idx != nullptr ? idx[p] : p;
+    go[j] = v;
+    j += v > gc || (v == gc && p <= cut);
   }
-  return j;
+  c.index = io, c.logit = go, c.size = j;
+  c.range_known = false;
+}
+
+// A logit L such that the entries at or above it likely hold a mass of at
+// least `need` (of `total`, in units of c.prob), L as high as that allows:
+// the mass below L estimated from a 16th of the positions (64 bins of a quarter
+// of t below the max), which samples the many small entries well, two bins of
+// room. Only a guess (the caller checks the mass it finds); -Infinity when
+// none fits.
+float guess_threshold(const Candidates& c, const SoftmaxParts& parts, double total, double need) {
+  constexpr int kBins = 64;
+  constexpr size_t kStride = 16;
+  float mass[kBins] = {};
+  const float top = parts.max;
+  const float scale = 4.0f / parts.t;
+  const float* g = c.logit;
+  const float* q = c.prob;
+  // The first 64 of every 1024 positions: a 16th of the memory.
+  for (size_t j0 = 0; j0 < c.size; j0 += 64 * kStride) {
+    const size_t end = std::min(c.size, j0 + 64);
+    for (size_t j = j0; j < end; ++j) {
+      const float d = (top - g[j]) * scale;
+      const int b = d < static_cast<float>(kBins - 1) ? static_cast<int>(d) : kBins - 1;
+      mass[b] += q[j];
+    }
+  }
+  // below: the estimated mass of the bins after b.
+  double below = 0.0;
+  int b = kBins - 1;
+  for (; b > 0; --b) {
+    const double next = below + static_cast<double>(mass[b]) * kStride;
+    if (total - next < need) break;
+    below = next;
+  }
+  if (b >= kBins - 3) return -std::numeric_limits<float>::infinity();
+  return top - static_cast<float>(b + 3) / scale;
 }
 
 // The cut from bounded sums, over the candidates that can hold it. The
 // definition's total is a sequential double sum; a lane sum of the same
-// probabilities (fused into the scaling pass) is within (m + 8) 2^-53 of the
-// exact sum, and so is the definition's: the target lies in [t_lo, t_hi]. The
-// candidates below a logit whose probabilities cannot add up to total - t_hi
-// cannot hold the cut; among the others the radix cut's masses are exact (as
-// the definition's, see top_p), so a cut c for t_hi whose mass before it stays
-// below t_lo is the cut for every target in between. false (nothing changed
-// but prob) where that does not hold: the definition's code decides.
+// probabilities (fused into the pass that lists the candidates at or above a
+// guessed logit) is within (m + 8) 2^-53 of the exact sum, and so is the
+// definition's: the target lies in [t_lo, t_hi]. The candidates at or above a
+// logit hold the order's prefix down to it, so a cut found among them is the
+// cut; when the guess holds too little mass, the candidates at or above lo
+// (below which the probabilities cannot add up to total - t_hi) do. Among
+// them the mass cut's sums are exact (as the definition's, see top_p), so a
+// cut c for t_hi whose mass before it stays below t_lo is the cut for every
+// target in between. Only the candidates listed are scaled (into w.logprob,
+// compact). false (nothing changed but prob) where that does not hold: the
+// definition's code decides.
 bool top_p_bounded(Candidates& c, const Workspace& w, double p) {
   const double factor = p - kMassSlack;
   if (!(factor > 0x1p-960)) return false;
+  // c.prob: the exponentials (scaled below only where the cut may lie, into q).
   const SoftmaxParts parts = softmax_parts(c.logit, c.size, c.t, c.min_max(), c.prob);
   if (parts.kind != SoftmaxParts::Kind::kScaled) return false;
-  const double total = dispatch::raddstorescale(c.size, c.prob, parts.inv, c.prob);
   const double m = static_cast<double>(c.size);
+  const double rough = factor * parts.sum;  // about the target, in units of the exponentials
+  float at = guess_threshold(c, parts, parts.sum, rough + 0.05 * (parts.sum - rough));
+  size_t count = 0;
+  const double total =
+      dispatch::raddscaleindexge(c.size, c.prob, parts.inv, c.logit, at, w.perm, &count);
   const double delta = (m + 8.0) * 0x1p-52 * total;
   const double t_lo = factor * (total - delta) * (1.0 - 0x1p-52);
   const double t_hi = factor * (total + delta) * (1.0 + 0x1p-52);
@@ -85,12 +104,28 @@ bool top_p_bounded(Candidates& c, const Workspace& w, double p) {
   float lo = -std::numeric_limits<float>::infinity(), hi;
   if (!(theta > 0.0) || !parts.logit_band(theta, &lo, &hi))
     lo = -std::numeric_limits<float>::infinity();
-  size_t count = sel::at_least(c.logit, c.size, lo, w.perm);
-  count =
-      narrow(c, w.perm, count, lo, t_hi + (static_cast<double>(count) + 64.0) * 0x1p-52 * total);
-  const sel::MassCut cut = sel::mass_cut_among(c.logit, c.prob, w.perm, count, t_hi, w.spare);
-  if (!cut.found || !(c.prob[cut.pos] >= 0x1p-27f) || !(cut.mass - c.prob[cut.pos] < t_lo))
-    return false;
+  // The cut lies among the entries at or above a logit L if their mass
+  // reaches t_hi: first at the guess, then at lo, which holds it.
+  // Compact copies of the listed candidates' logits (in the second half of
+  // spare: the cut's scratch is the first) and probabilities: the cut reads
+  // sequential memory, positions 0..count standing for w.perm's.
+  float* q = w.logprob;
+  float* gc = reinterpret_cast<float*>(w.spare + c.size);
+  sel::MassCut cut{0, 0, false, 0.0};
+  for (;;) {
+    for (size_t i = 0; i < count; ++i) gc[i] = c.logit[w.perm[i]], q[i] = c.prob[w.perm[i]];
+    dispatch::vscale(count, q, parts.inv, q);
+    const float top = parts.max;
+    const float scale = 2047.0f / (top - at);
+    cut = scale > 0.0f && scale - scale == 0.0f
+              ? sel::mass_cut_binned(gc, q, nullptr, count, t_hi, top, scale, w.spare)
+              : sel::mass_cut(gc, q, count, t_hi, w.spare);
+    if (cut.found || !(at > lo)) break;
+    at = lo;
+    count = sel::at_least(c.logit, c.size, at, w.perm);
+  }
+  if (!cut.found || !(q[cut.pos] >= 0x1p-27f) || !(cut.mass - q[cut.pos] < t_lo)) return false;
+  cut.pos = w.perm[cut.pos];
   if (cut.rank < w.min_keep) {
     top_k(c, w, w.min_keep);
   } else {
