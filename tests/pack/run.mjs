@@ -121,9 +121,10 @@ await check('tarball holds the API, types, builds, generated entries, widgets, d
   assert(extra.length === 0, `unexpected: ${extra}`);
 });
 
-// Embind's runtime is most of the glue; 53 KiB holds it, the token masks and
-// the draft verification.
-const budget = 53 * 1024;
+// Embind's runtime is most of the glue. 52 KiB held it with the softmax family
+// and the sampler; token masks, draft verification and the sampler's one-pass
+// paths (top-p, typical, eta within ~2x one softmax) bring it to 56 KiB.
+const budget = 56 * 1024;
 await check(`size budget: SIMD .wasm + glue + JS API, gzip -9, <= ${budget} bytes`, () => {
   // The core a page loads (bench/sizes.mjs); the transformers.js adapter is loaded only by those who import it.
   const { rows, total } = coreSizes(root);
