@@ -82,6 +82,8 @@ export declare class SoftmaxOverflow extends SoftmaxWidget {
   set shift(c: number);
   /** The shift above which the float32 sum of the e^z overflows, for these scores. */
   readonly breaksAbove: number;
+  /** The shift below which the largest e^z is a subnormal float32 (fewer digits), for these scores. */
+  readonly losesDigitsBelow: number;
   /** The shift below which every e^z underflows to 0 in float32, for these scores. */
   readonly breaksBelow: number;
 }
