@@ -410,8 +410,13 @@ async function engineTests(name, base, ref, heights) {
       });
       const next = await loaded();
       assert(next[0] && !next[next.length - 1], `after scrolling to the first figure: ${next}`);
-      await lesson.evaluate(() => document.getElementById('generate').scrollIntoView());
-      await lesson.evaluate(() => new Promise((r) => document.getElementById('generate').addEventListener('load', r, { once: true })));
+      await lesson.evaluate(() => {
+        const el = document.getElementById('generate');
+        // listen before scrolling, and accept a load that already happened: the model may arrive between two calls
+        const loaded = new Promise((r) => (el.sm && el.lm ? r() : el.addEventListener('load', r, { once: true })));
+        el.scrollIntoView();
+        return loaded;
+      });
       const lm = await lesson.evaluate(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('lm.json')));
       assert(lm, 'lm.json was not fetched once the generator came into view');
     });
@@ -460,6 +465,17 @@ async function engineTests(name, base, ref, heights) {
       assert(r.length >= 80 && r.every((x) => x.shown && x.text.length > 2), `chips without a visible label: ${JSON.stringify(r.filter((x) => !x.shown).slice(0, 3))} of ${r.length}`);
       const attention = await lesson.evaluate(() => Array.from(document.querySelectorAll('[data-check=attention] .lbl, [data-check=axis] .lbl'), (l) => l.textContent));
       assert(new Set(attention).size === attention.length, `two chips of one line share a label: ${attention}`);
+      // on a phone a chip wraps, but the live number keeps its ✓ on its line
+      await lesson.setViewport(360, 800);
+      const orphans = await lesson.evaluate(() =>
+        Array.from(document.querySelectorAll('.check-line li:not(.head)'), (li) => {
+          const b = li.querySelector('b').getBoundingClientRect();
+          const m = li.querySelector('.mark').getBoundingClientRect();
+          return Math.abs(b.bottom - m.bottom) > 4 ? li.textContent : null;
+        }).filter(Boolean),
+      );
+      await lesson.setViewport(1280, 900);
+      assert(orphans.length === 0, `at 360 px a ✓ sits on a line of its own: ${orphans.slice(0, 3).join(' | ')} (${orphans.length})`);
     });
 
     await test(E('the prose follows the figures (e^x plot, temperature, overflow window, sigmoid)'), async () => {

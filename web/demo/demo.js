@@ -95,7 +95,11 @@ function checkLine(results) {
     mark.className = 'mark';
     mark.textContent = ok ? '✓' : '✗';
     mark.setAttribute('aria-label', ok ? 'matches the course' : 'does not match the course');
-    li.append(label, course, h('span', 'arrow', '→'), live, mark);
+    // the arrow, the live number and its mark wrap as one: a lone ✓ on the next line reads as a new chip
+    const res = document.createElement('span');
+    res.className = 'res';
+    res.append(h('span', 'arrow', '→'), ' ', live, ' ', mark);
+    li.append(label, ' ', course, ' ', res);
     ul.append(li);
   }
   return ul;
