@@ -410,8 +410,13 @@ async function engineTests(name, base, ref, heights) {
       });
       const next = await loaded();
       assert(next[0] && !next[next.length - 1], `after scrolling to the first figure: ${next}`);
-      await lesson.evaluate(() => document.getElementById('generate').scrollIntoView());
-      await lesson.evaluate(() => new Promise((r) => document.getElementById('generate').addEventListener('load', r, { once: true })));
+      await lesson.evaluate(() => {
+        const el = document.getElementById('generate');
+        // listen before scrolling, and accept a load that already happened: the model may arrive between two calls
+        const loaded = new Promise((r) => (el.sm && el.lm ? r() : el.addEventListener('load', r, { once: true })));
+        el.scrollIntoView();
+        return loaded;
+      });
       const lm = await lesson.evaluate(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('lm.json')));
       assert(lm, 'lm.json was not fetched once the generator came into view');
     });
@@ -429,6 +434,48 @@ async function engineTests(name, base, ref, heights) {
       await lesson.press('#why-scores', 'End'); // focus stays; the input event ran per key
       const masked = await lesson.evaluate(() => document.getElementById('why-out').textContent);
       assert(/masked/.test(masked) && /NaN/.test(masked), `all masked: ${masked}`);
+    });
+
+    await test(E('learner review: section 1 explains +∞ and huge scores without NaN or forty-digit numbers'), async () => {
+      const say = async (text) => {
+        await lesson.evaluate((t) => {
+          const input = document.getElementById('why-scores');
+          input.value = t;
+          input.dispatchEvent(new Event('input'));
+        }, text);
+        return lesson.evaluate(() => document.getElementById('why-out').textContent);
+      };
+      const inf = await say('inf, 0');
+      assert(!/NaN/.test(inf) && /exactly 0/.test(inf), `+∞: ${inf}`);
+      const huge = await say('1e39, 0');
+      // the smallest is e^−(10^39) ≈ 10^−(4.3 × 10^38): said in scientific notation
+      assert(!/\d{8}/.test(huge) && huge.includes('10³⁹') && /float32 stores it as 0/.test(huge), `1e39: ${huge}`);
+      const back = await say('-100, 0, 50, 2');
+      assert(/7\.2\u00a0×\u00a010⁻⁶⁶/.test(back), `back to the course: ${back}`);
+    });
+
+    await test(E('learner review: every course → live chip says which number it checks, in view (no tooltip needed)'), async () => {
+      const r = await lesson.evaluate(() =>
+        Array.from(document.querySelectorAll('.check-line li:not(.head)'), (li) => {
+          const lbl = li.querySelector('.lbl');
+          const box = lbl?.getBoundingClientRect();
+          return { text: lbl?.textContent ?? '', shown: !!box && box.width > 20 && box.height > 5 && getComputedStyle(lbl).clipPath === 'none' };
+        }),
+      );
+      assert(r.length >= 80 && r.every((x) => x.shown && x.text.length > 2), `chips without a visible label: ${JSON.stringify(r.filter((x) => !x.shown).slice(0, 3))} of ${r.length}`);
+      const attention = await lesson.evaluate(() => Array.from(document.querySelectorAll('[data-check=attention] .lbl, [data-check=axis] .lbl'), (l) => l.textContent));
+      assert(new Set(attention).size === attention.length, `two chips of one line share a label: ${attention}`);
+      // on a phone a chip wraps, but the live number keeps its ✓ on its line
+      await lesson.setViewport(360, 800);
+      const orphans = await lesson.evaluate(() =>
+        Array.from(document.querySelectorAll('.check-line li:not(.head)'), (li) => {
+          const b = li.querySelector('b').getBoundingClientRect();
+          const m = li.querySelector('.mark').getBoundingClientRect();
+          return Math.abs(b.bottom - m.bottom) > 4 ? li.textContent : null;
+        }).filter(Boolean),
+      );
+      await lesson.setViewport(1280, 900);
+      assert(orphans.length === 0, `at 360 px a ✓ sits on a line of its own: ${orphans.slice(0, 3).join(' | ')} (${orphans.length})`);
     });
 
     await test(E('the prose follows the figures (e^x plot, temperature, overflow window, sigmoid)'), async () => {
@@ -451,17 +498,21 @@ async function engineTests(name, base, ref, heights) {
       await lesson.press('#bars-dial >>> input[type=range]', 'Home');
       const cold = await lesson.evaluate(() => ({ t: document.getElementById('temp-t').textContent, top: document.getElementById('temp-top').textContent, story: document.getElementById('temp-story').textContent }));
       assert(cold.t === '0' && cold.top === '1.000' && /greedy/.test(cold.story), `T = 0 in the prose: ${JSON.stringify(cold)}`);
+      const coldScaled = await lesson.evaluate(() => document.getElementById('temp-scaled').textContent);
+      assert(/infinitely far apart/.test(coldScaled), `at T = 0 the scores become: ${coldScaled}`);
       for (let i = 0; i < 20; i++) await lesson.press('#bars-dial >>> input[type=range]', 'ArrowRight'); // T = 2
       const warm = await lesson.evaluate(() => ({ t: document.getElementById('temp-t').textContent, scaled: document.getElementById('temp-scaled').textContent, top: document.getElementById('temp-top').textContent }));
       assert(warm.t === '2' && warm.scaled === '1, 0.5 and 0' && warm.top === '0.506', `T = 2 in the prose: ${JSON.stringify(warm)}`);
 
       await lesson.evaluate(() => document.getElementById('overflow-big').scrollIntoView());
       await lesson.evaluate(() => document.getElementById('overflow-big').ready);
-      const win = await lesson.evaluate(() => [document.getElementById('overflow-lo').textContent, document.getElementById('overflow-hi').textContent]);
-      // ln(FLT_MAX) - logsumexp(1000, 1001, 1002) and ln(2^-149) - 1002, in double precision
+      const win = await lesson.evaluate(() => ['overflow-lo', 'overflow-hi', 'overflow-zero'].map((id) => document.getElementById(id).textContent));
+      // ln(FLT_MAX) - logsumexp(1000, 1001, 1002); ln(2^-126) - 1002 (smallest normal float32); ln(2^-149) - 1002 (smallest float32)
       const hi = Math.log(3.4028234663852886e38) - (1002 + Math.log(1 + Math.exp(-1) + Math.exp(-2)));
-      const lo = Math.log(2 ** -149) - 1002;
-      assert(win[0] === `−${Math.abs(lo).toFixed(1)}` && win[1] === `−${Math.abs(hi).toFixed(1)}`, `overflow window in the prose: ${win}, reference ${lo.toFixed(1)} .. ${hi.toFixed(1)}`);
+      const lo = Math.log(2 ** -126) - 1002;
+      const zero = Math.log(2 ** -149) - 1002;
+      const winRef = [lo, hi, zero].map((x) => `−${Math.abs(x).toFixed(1)}`);
+      assert(win.join() === winRef.join(), `overflow window in the prose: ${win}, reference ${winRef}`);
     }, 90_000);
 
     await test(E(`sampler: 1,000 draws with seed 42 equal Node's; T = 0 draws only the top score`), async () => {
@@ -623,10 +674,158 @@ async function engineTests(name, base, ref, heights) {
       assert(/still works/.test(ok), `at −914 the textbook formula fits: ${ok}`);
     });
 
+    await test(E('bug: below the float32 normal range the panel says the textbook answer lost digits, not that it is 0 ÷ 0'), async () => {
+      const id = await add('softmax-overflow', { scores: '1000, 1001, 1002', shift: '-1100' });
+      const at = (shift) =>
+        w.evaluate(
+          ([i, c]) => {
+            const el = document.getElementById(i);
+            el.setAttribute('shift', c);
+            return { naive: Array.from(el.value.naive), verdict: el.shadowRoot.querySelector('.verdict').textContent, window: el.shadowRoot.querySelector('.window, .help:last-child')?.textContent ?? '', lo: el.losesDigitsBelow, zero: el.breaksBelow };
+          },
+          [id, String(shift)],
+        );
+      // the textbook formula in float32, computed here: e^z rounded to float32, their float32 sum, each divided
+      const textbook = (shift) => {
+        const e = [1000, 1001, 1002].map((z) => Math.fround(Math.exp(z + shift)));
+        const sum = Math.fround(e[0] + e[1] + e[2]);
+        return e.map((x) => Math.fround(x / sum));
+      };
+      for (const shift of [-1100, -1105]) {
+        const r = await at(shift);
+        const ref = textbook(shift);
+        assert(ref.every(Number.isFinite) && r.naive.every((p, i) => closeF32(p, ref[i])), `textbook result at ${shift}: ${r.naive}, float32 reference ${ref}`);
+        assert(/lost precision/.test(r.verdict) && !/0 ÷ 0/.test(r.verdict), `verdict at ${shift} (finite textbook result ${r.naive}): ${r.verdict}`);
+      }
+      const gone = await at(-1106);
+      assert(gone.naive.every(Number.isNaN) && /underflowed/.test(gone.verdict) && /0 ÷ 0/.test(gone.verdict), `at −1106: ${JSON.stringify(gone)}`);
+      const fine = await at(-1000);
+      assert(/still works:/.test(fine.verdict), `at −1000: ${fine.verdict}`);
+      assert(Math.abs(fine.lo - (Math.log(2 ** -126) - 1002)) < 1e-9 && Math.abs(fine.zero - (Math.log(2 ** -149) - 1002)) < 1e-9, `losesDigitsBelow ${fine.lo}, breaksBelow ${fine.zero}`);
+    });
+
     await test(E('bug: shift 0 does not say "without the 0 added"'), async () => {
       const id = await add('softmax-overflow', { scores: '1, 3', shift: '0' });
       const v = await w.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.verdict').textContent, id);
       assert(!/without the 0/.test(v) && /Move the shift/.test(v), `verdict: ${v}`);
+    });
+
+    await test(E('learner review: a number typed out of range says what the field takes and which value is in use'), async () => {
+      const typeInto = (i, sel, text, { blur = false } = {}) =>
+        w.evaluate(
+          ([id, s, t, b]) => {
+            const input = document.getElementById(id).shadowRoot.querySelector(s);
+            input.focus();
+            input.value = t;
+            input.dispatchEvent(new Event('input', { bubbles: true }));
+            if (b) input.blur();
+            const field = input.closest('.field') ?? input.closest('.body');
+            return { value: input.value, invalid: input.getAttribute('aria-invalid'), message: Array.from(field.querySelectorAll('.field-error'), (e) => e.textContent).join('') };
+          },
+          [i, sel, text, blur],
+        );
+      const sid = await add('softmax-sampler', { scores: '2, 1, 0', seed: '42' });
+      const seedSel = '.filters .field:nth-child(1) input';
+      const bad = await typeInto(sid, seedSel, '-1');
+      assert(bad.invalid === 'true' && /whole number of 0 or more/.test(bad.message) && /42/.test(bad.message), `seed −1: ${JSON.stringify(bad)}`);
+      // the draws still use seed 42: the same first 1,000 as a fresh sampler with seed 42
+      const drawn = await w.evaluate((i) => document.getElementById(i).draw(1000).join(''), sid);
+      const fresh = await add('softmax-sampler', { scores: '2, 1, 0', seed: '42' });
+      assert(drawn === (await w.evaluate((i) => document.getElementById(i).draw(1000).join(''), fresh)), 'an invalid seed changed the draws');
+      const left = await typeInto(sid, seedSel, '1.5', { blur: true });
+      assert(left.value === '42' && left.invalid === null && left.message === '', `leaving the field shows the seed in use: ${JSON.stringify(left)}`);
+      const topP = await typeInto(sid, '.filters .field:nth-child(3) input', '1.5');
+      assert(/above 0 up to 1/.test(topP.message), `top-p 1.5: ${JSON.stringify(topP)}`);
+      const ok = await typeInto(sid, '.filters .field:nth-child(3) input', '0.9');
+      assert(ok.invalid === null && ok.message === '', `top-p 0.9 clears the message: ${JSON.stringify(ok)}`);
+
+      const gid = await add('softmax-generate', { tokens: '12' });
+      const many = await typeInto(gid, '.field.tokens input', '500');
+      assert(/1 to 200/.test(many.message) && /12/.test(many.message), `500 words: ${JSON.stringify(many)}`);
+      const words = await w.evaluate(async (i) => (await document.getElementById(i).ready).words.length, gid);
+      assert(words === 12, `still writes 12 words, wrote ${words}`);
+
+      const aid = await add('softmax-attention', {});
+      const empty = await typeInto(aid, 'input.cell', '');
+      assert(/takes a number/.test(empty.message) && /still use 2/.test(empty.message), `empty cell: ${JSON.stringify(empty)}`);
+      const restored = await typeInto(aid, 'input.cell', 'x', { blur: true });
+      assert(restored.value === '2' && restored.message === '', `leaving the cell shows the score in use: ${JSON.stringify(restored)}`);
+    });
+
+    await test(E('learner review: the sampler counts 1,000 on one line and says why an option cannot come up'), async () => {
+      const id = await add('softmax-sampler', { scores: '-inf, 0, 9', 'top-k': '1' });
+      for (const width of [1280, 360]) {
+        await w.setViewport(width, 900);
+        await w.evaluate((i) => {
+          const el = document.getElementById(i);
+          el.reset();
+          el.draw(1000);
+        }, id);
+        const rows = await w.evaluate((i) =>
+          Array.from(document.getElementById(i).shadowRoot.querySelectorAll('.hist-row .prob'), (e) => {
+            const r = document.createRange();
+            r.selectNodeContents(e);
+            return { text: e.textContent, lines: new Set(Array.from(r.getClientRects(), (x) => Math.round(x.top))).size };
+          }),
+        id);
+        assert(rows[2].text === 'p 1.000 · 1,000 drawn' && rows.every((r) => r.lines === 1), `at ${width} px: ${JSON.stringify(rows)}`);
+        assert(/masked/.test(rows[0].text) && /filtered out/.test(rows[1].text), `why 0: ${rows.map((r) => r.text)}`);
+      }
+      await w.setViewport(1280, 900);
+    });
+
+    await test(E('learner review: number fields side by side line up, and each legend swatch stays with its words'), async () => {
+      for (const tag of ['softmax-sampler', 'softmax-generate']) {
+        const id = await add(tag, {});
+        for (const width of [1280, 360]) {
+          await w.setViewport(width, 900);
+          const r = await w.evaluate((i) => {
+            const root = document.getElementById(i).shadowRoot;
+            const inputs = Array.from(root.querySelectorAll('.filters input'), (x) => x.getBoundingClientRect());
+            // fields on one row (same left edge order) have inputs at the same height
+            const rows = new Map();
+            for (const b of inputs) {
+              const key = Math.round(b.bottom / 40);
+              rows.set(key, [...(rows.get(key) ?? []), Math.round(b.top)]);
+            }
+            const legend = Array.from(root.querySelectorAll('.legend-item'), (item) => {
+              const k = item.firstElementChild.getBoundingClientRect();
+              const range = document.createRange();
+              range.selectNodeContents(item.lastChild); // the words
+              const rects = Array.from(range.getClientRects());
+              const lines = new Set(rects.map((x) => Math.round(x.bottom))).size;
+              // the swatch sits beside the words: its middle within their line
+              const mid = (k.top + k.bottom) / 2;
+              return { lines, keyOnLine: rects.length > 0 && mid >= rects[0].top && mid <= rects[0].bottom };
+            });
+            return { tops: [...rows.values()], legend };
+          }, id);
+          assert(r.tops.every((t) => Math.max(...t) - Math.min(...t) <= 1), `${tag} at ${width} px: input tops per row ${JSON.stringify(r.tops)}`);
+          assert(r.legend.length === 2 && r.legend.every((l) => l.keyOnLine && l.lines === 1), `${tag} legend at ${width} px: ${JSON.stringify(r.legend)}`);
+        }
+      }
+      await w.setViewport(1280, 900);
+    });
+
+    await test(E('learner review: the e^x axis labels do not run together when a score moves far right'), async () => {
+      const id = await add('softmax-exp', { scores: '8, 0, 0.707' });
+      const boxes = await w.evaluate((i) => Array.from(document.getElementById(i).shadowRoot.querySelectorAll('svg text.axis-label.middle:not(.point-label):not(.on-fill)'), (t) => ({ text: t.textContent, ...JSON.parse(JSON.stringify(t.getBoundingClientRect())) })).filter((b) => b.text !== '÷ sum' && b.width > 0), id);
+      const x = boxes.filter((b) => /^[−-]?\d+$/.test(b.text)).sort((a, b) => a.left - b.left);
+      assert(x.length >= 5, `x labels: ${x.map((b) => b.text)}`);
+      for (let k = 1; k < x.length; k++) assert(x[k].left - x[k - 1].right >= 2, `x labels ${x[k - 1].text} and ${x[k].text} touch: ${x.map((b) => `${b.text}@${Math.round(b.left)}-${Math.round(b.right)}`)}`);
+    });
+
+    await test(E('learner review: attention keeps a bad scores attribute on show beside its tokens; 3 tokens take the 4 × 4 pattern’s corner'), async () => {
+      const id = await add('softmax-attention', { tokens: 'a b c', scores: '1,2;3' });
+      const shown = await alerts(id);
+      const fired = (await events(id)).filter((e) => e.type === 'error').map((e) => e.detail.attribute);
+      assert(shown.some((m) => m.includes('scores="1,2;3"')) && fired.includes('scores'), `alert ${JSON.stringify(shown)}, error events for ${fired}`);
+      const plain = await add('softmax-attention', { tokens: 'a b c' });
+      const cells = await w.evaluate((i) => Array.from(document.getElementById(i).shadowRoot.querySelectorAll('input.cell'), (c) => Number(c.value)), plain);
+      assert(cells.join() === '2,0.5,0.1,0.4,2.5,1,0.1,1.8,1.2', `3 × 3 default: ${cells}`);
+      await w.evaluate((i) => document.getElementById(i).setAttribute('scores', '1 2 3 4'), plain);
+      const count = await alerts(plain);
+      assert(count.some((m) => /9 numbers, got 4/.test(m)), `count error: ${count}`);
     });
 
     await test(E('bug: all-masked scores say why they are NaN'), async () => {

@@ -395,7 +395,9 @@ await check('TypeScript: the widgets have types (element classes, their values, 
   const dir = join(app, 'ts-widgets');
   mkdirSync(dir);
   writeFileSync(join(dir, 'widgets.ts'), `import 'softmax-wasm/components/softmax-bars.js';
-import { SoftmaxBars, SoftmaxSampler, SoftmaxOverflow, SoftmaxSigmoid, SoftmaxAttention, configure } from 'softmax-wasm/components/index.js';
+import { SoftmaxBars, SoftmaxSampler, SoftmaxOverflow, SoftmaxSigmoid, SoftmaxAttention, SoftmaxExp, SoftmaxGenerate, configure } from 'softmax-wasm/components/index.js';
+import type { SoftmaxGenerate as Gen } from 'softmax-wasm/components/softmax-generate.js';
+import type { SoftmaxExp as Exp } from 'softmax-wasm/components/softmax-exp.js';
 configure({ simd: false });
 const bars = document.querySelector('softmax-bars');
 if (bars) {
@@ -412,9 +414,18 @@ const sig = document.createElement('softmax-sigmoid') satisfies SoftmaxSigmoid;
 const z: number = sig.value;
 const att = document.createElement('softmax-attention') satisfies SoftmaxAttention;
 const weights: number[][] = att.value;
+const exp: Exp = document.createElement('softmax-exp') satisfies SoftmaxExp;
+exp.scores = [0.707, 0, 0.707];
+const heights: Float32Array = exp.exps;
+const gen: Gen | null = document.querySelector('softmax-generate');
+gen?.ready.then((g: SoftmaxGenerate) => g.value satisfies string);
+const firstWord: string | undefined = gen?.steps[0]?.probs[0]?.word;
+if (gen) gen.strings = { prompt: 'Anfang' };
+// @ts-expect-error the prompt is a string
+if (gen) gen.prompt = 3;
 // @ts-expect-error value is read-only
 if (bars) bars.value = new Float32Array(3);
-export { drawn, naive, z, weights };
+export { drawn, naive, z, weights, heights, firstWord };
 `);
   tsconfig(dir, { target: 'es2022', module: 'es2022', moduleResolution: 'bundler', lib: ['es2022', 'dom'], types: [], noEmit: true }, ['widgets.ts']);
   sh(tsc, ['-p', '.'], dir);

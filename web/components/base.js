@@ -544,8 +544,9 @@ export class WidgetElement extends HTMLElement {
 
   /** For a rule that spans attributes (attention's scores against its tokens): shows it as a parse error would; null clears it. */
   attributeError(name, message) {
-    if (message) this.#report(name, this.getAttribute(name), `${message}. Accepted: ${this.#rule(name)?.accepts ?? ''}`);
-    else this.#clear(name);
+    // kept apart from the attribute's own parse error, so that clearing one never hides the other
+    if (message) this.#report(`rule:${name}`, this.getAttribute(name), `${message}. Accepted: ${this.#rule(name)?.accepts ?? ''}`, name);
+    else this.#clear(`rule:${name}`);
   }
 
   /** The messages on show (attribute errors), for tests and pages. */

@@ -8,10 +8,22 @@ export function configure(opts?: LoadOptions): void;
 /** The module every widget of the page shares (one load()). */
 export function softmaxModule(): Promise<Softmax>;
 
-/** What every widget has: `ready`, `value`, and an `input` event on every change. */
+/** What every widget has: `ready`, `value`, `input` and `change` events, attribute errors and replaceable UI strings. */
 export declare class SoftmaxWidget extends HTMLElement {
-  /** Resolves with the element once the module has loaded and the widget has drawn itself. */
+  /** Resolves with the element once the module has loaded and the widget has drawn itself; reading it starts the load. */
   readonly ready: Promise<this>;
+  /** The UI strings in use (English defaults, then the `strings` attribute, then this property); set any subset by key. */
+  get strings(): Record<string, string>;
+  set strings(obj: Record<string, string>);
+  /** The attribute error messages on show (each is also fired as an `error` event). */
+  readonly errors: string[];
+}
+
+/** The detail of the `error` event a widget fires for an attribute it cannot accept. */
+export interface SoftmaxWidgetErrorDetail {
+  attribute: string;
+  value: string | null;
+  message: string;
 }
 
 /** <softmax-bars scores temperature labels steps>: scores to probability bars. */
@@ -26,6 +38,41 @@ export declare class SoftmaxBars extends SoftmaxWidget {
   get steps(): SoftmaxSteps | null;
 }
 
+/** <softmax-exp scores labels>: the curve e^z, each score a point on it, the heights stacked into one column. */
+export declare class SoftmaxExp extends SoftmaxWidget {
+  /** The probabilities. */
+  get value(): Float32Array;
+  /** e^z of each score (float32, before the division). */
+  get exps(): Float32Array;
+  /** The sum of the e^z. */
+  get sum(): number;
+  /** 2 to 6 finite scores within ±8. */
+  get scores(): number[];
+  set scores(list: ArrayLike<number>);
+}
+
+/** One written word of <softmax-generate> and the distribution it was drawn from. */
+export interface SoftmaxGenerateStep {
+  word: string;
+  /** How many words of the vocabulary the filters left to draw from. */
+  kept: number;
+  /** The most likely next words: p as the sampler draws (temperature and filters applied), model at T = 1. */
+  probs: { word: string; p: number; model: number }[];
+}
+
+/** <softmax-generate prompt tokens seed temperature top-k top-p min-p>: a small language model writes, one sampled word at a time. */
+export declare class SoftmaxGenerate extends SoftmaxWidget {
+  /** The text: the prompt and the written words. */
+  get value(): string;
+  /** The written words (without the prompt). */
+  get words(): string[];
+  /** Per written word, the distribution it was drawn from. */
+  get steps(): SoftmaxGenerateStep[];
+  /** The words to continue (up to 200 characters). */
+  get prompt(): string;
+  set prompt(t: string);
+}
+
 /** <softmax-overflow scores shift>: the textbook formula against the max trick. */
 export declare class SoftmaxOverflow extends SoftmaxWidget {
   get value(): { naive: Float32Array; stable: Float32Array };
@@ -33,6 +80,12 @@ export declare class SoftmaxOverflow extends SoftmaxWidget {
   set scores(list: ArrayLike<number>);
   get shift(): number;
   set shift(c: number);
+  /** The shift above which the float32 sum of the e^z overflows, for these scores. */
+  readonly breaksAbove: number;
+  /** The shift below which the largest e^z is a subnormal float32 (fewer digits), for these scores. */
+  readonly losesDigitsBelow: number;
+  /** The shift below which every e^z underflows to 0 in float32, for these scores. */
+  readonly breaksBelow: number;
 }
 
 /** <softmax-sampler scores temperature seed top-k top-p min-p labels>: seeded draws. */
@@ -74,6 +127,8 @@ export declare class SoftmaxAttention extends SoftmaxWidget {
 declare global {
   interface HTMLElementTagNameMap {
     'softmax-bars': SoftmaxBars;
+    'softmax-exp': SoftmaxExp;
+    'softmax-generate': SoftmaxGenerate;
     'softmax-overflow': SoftmaxOverflow;
     'softmax-sampler': SoftmaxSampler;
     'softmax-sigmoid': SoftmaxSigmoid;

@@ -50,6 +50,7 @@ export class SoftmaxAttention extends WidgetElement {
     columnsNote: 'Now every column sums to 1 and the rows do not: same numbers, a different question. The axis decides which entries compete.',
     masked: 'A slice whose scores are all −∞ has nothing to share out: its weights are NaN (PyTorch gives the same). Unmask at least one score in it.',
     scoresCount: '{n} tokens need {need} numbers, got {got}',
+    cellBad: 'The score of “{q}” for “{k}” takes a number (or −inf to mask it); the weights still use {v}.',
   };
 
   #tokens = DEFAULT_TOKENS;
@@ -79,7 +80,8 @@ export class SoftmaxAttention extends WidgetElement {
     if (name === 'axis') return;
     const n = this.#tokens.length;
     if (this.#given && this.#given.length === n * n) this.#scores = this.#given.slice();
-    else this.#scores = Array.from({ length: n * n }, (_, k) => DEFAULT_SCORES[k % DEFAULT_SCORES.length]);
+    // no scores for these tokens: the default 4 × 4 pattern, row i and column j of it (repeated past 4), so rows stay rows
+    else this.#scores = Array.from({ length: n * n }, (_, k) => DEFAULT_SCORES[(Math.floor(k / n) % 4) * 4 + ((k % n) % 4)]);
     this.attributeError('scores', this.#given && this.#given.length !== n * n ? this.s('scoresCount', { n, need: n * n, got: this.#given.length }) : null);
     this.#grids = false;
   }
@@ -111,6 +113,7 @@ export class SoftmaxAttention extends WidgetElement {
     this.weightTable = h('table', { class: 'matrix weights-matrix' });
     this.note = h('p', { class: 'help', 'aria-live': 'polite' });
     this.maskNote = h('p', { class: 'note', role: 'status' });
+    this.cellError = h('p', { class: 'error field-error', 'aria-live': 'polite' });
     root.append(
       this.control(
         'axis',
@@ -126,6 +129,7 @@ export class SoftmaxAttention extends WidgetElement {
         this.control('scores', h('figure', {}, h('figcaption', {}, this.s('scoresCaption')), h('div', { class: 'scroll' }, this.scoreTable))),
         h('figure', {}, h('figcaption', {}, this.s('weightsCaption')), h('div', { class: 'scroll' }, this.weightTable)),
       ),
+      this.cellError,
       this.maskNote,
       this.note,
     );
@@ -133,6 +137,7 @@ export class SoftmaxAttention extends WidgetElement {
 
   #buildGrids() {
     this.#grids = true;
+    this.cellError.textContent = '';
     const n = this.#tokens.length;
     const head = (extra) => h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, this.s('corner'))), ...this.#tokens.map((t) => h('th', { scope: 'col' }, t)), extra ? h('th', { scope: 'col' }, extra) : null));
     const sbody = h('tbody');
@@ -150,14 +155,23 @@ export class SoftmaxAttention extends WidgetElement {
           const v = parseScore(input.value);
           if (Number.isNaN(v) || v === Infinity) {
             input.setAttribute('aria-invalid', 'true');
+            this.cellError.textContent = this.s('cellBad', { q: this.#tokens[i], k: this.#tokens[j], v: this.fmtScore(this.#scores[k]) });
             return;
           }
           input.removeAttribute('aria-invalid');
+          if (!this.cells.some((c) => c.getAttribute('aria-invalid') === 'true')) this.cellError.textContent = '';
           this.#scores[k] = v;
           this.update();
           this.emit();
         });
-        input.addEventListener('change', () => this.emit('change'));
+        input.addEventListener('change', () => input.getAttribute('aria-invalid') !== 'true' && this.emit('change'));
+        // leaving a cell that holds no number puts back the score in use: the cell shows what the weights use
+        input.addEventListener('blur', () => {
+          if (input.getAttribute('aria-invalid') !== 'true') return;
+          input.value = String(this.#scores[k]);
+          input.removeAttribute('aria-invalid');
+          if (!this.cells.some((c) => c.getAttribute('aria-invalid') === 'true')) this.cellError.textContent = '';
+        });
         this.cells.push(input);
         srow.append(h('td', {}, input));
         const w = h('td', { class: 'w' });

@@ -192,7 +192,8 @@ export class SoftmaxExp extends WidgetElement {
     for (let y = 0; y <= top; y += stepY) {
       grid.push(h('line', { x1: PAD.l, x2: W - PAD.r, y1: Y(y), y2: Y(y), class: 'grid' }), h('text', { x: PAD.l - 5, y: Y(y) + 4, class: 'axis-label end' }, this.fmtScore(y)));
     }
-    for (let z = Math.ceil(lo); z <= hi; z++) grid.push(h('text', { x: X(z), y: H - 10, class: 'axis-label middle' }, this.fmtScore(z)));
+    const every = hi - lo > 8 ? 2 : 1; // a label per unit runs together once the axis widens ("−3−2−1 0 1")
+    for (let z = Math.ceil(lo / every) * every; z <= hi; z += every) grid.push(h('text', { x: X(z), y: H - 10, class: 'axis-label middle' }, this.fmtScore(z)));
     if (!this.#marks || this.#marks.length !== this.#scores.length) this.#buildMarks();
     let acc = 0;
     this.#scores.forEach((z, i) => {

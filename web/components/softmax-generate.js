@@ -16,7 +16,7 @@
 // Controls: prompt, tokens, temperature, filters.
 import { ATTR, BASE_STRINGS, TEMPERATURE_STRINGS, TemperatureControl, WidgetElement, define, h, newId } from './base.js';
 import { loadLanguageModel } from './model/lm.js';
-import { FILTER_ATTRS, FILTER_KEY as KEY, FILTER_STRINGS, filterFields, samplerOptions } from './filters.js';
+import { FILTER_ATTRS, FILTER_KEY as KEY, FILTER_STRINGS, checkedInput, filterFields, samplerOptions } from './filters.js';
 
 const SHOWN = 8; // bars in the distribution
 const WORD_MS = 45; // delay between words when motion is allowed (less for long texts: at most ~1.8 s in all)
@@ -38,6 +38,7 @@ export class SoftmaxGenerate extends WidgetElement {
     prompt: 'Prompt',
     promptHelp: 'The words the model continues. It knows {n} words.',
     tokens: 'Words to write',
+    tokensBad: 'Type a whole number from 1 to 200. Still writing {v}.',
     unknown: 'Not in the model’s vocabulary, left out: {words}.',
     text: 'Generated text',
     writing: 'Writing…',
@@ -113,6 +114,7 @@ export class SoftmaxGenerate extends WidgetElement {
     if (!this.promptIn) return;
     this.promptIn.value = this.#prompt;
     this.countIn.value = String(this.#count);
+    this.countIn.dispatchEvent(new CustomEvent('smx-restore'));
     this.temp.set(this.#opts.temperature);
     this.filters.sync(this.#opts);
   }
@@ -137,15 +139,19 @@ export class SoftmaxGenerate extends WidgetElement {
     this.unknownLine = h('p', { id: `${pid}-unknown`, class: 'note' });
     const cid = newId('tokens');
     this.countIn = h('input', { id: cid, type: 'number', min: 1, max: 200, step: 1, class: 'num', part: 'input' });
-    this.countIn.addEventListener('input', () => {
-      const v = Number(this.countIn.value);
-      if (this.countIn.value === '' || !Number.isInteger(v) || v < 1 || v > 200) {
-        this.countIn.setAttribute('aria-invalid', 'true');
-        return;
-      }
+    const countErr = checkedInput(
+      this.countIn,
+      (t) => (t !== '' && Number.isInteger(Number(t)) && Number(t) >= 1 && Number(t) <= 200 ? Number(t) : null),
+      (v) => {
+        this.#count = v;
+        changed();
+      },
+      () => this.s('tokensBad', { v: this.#count }),
+    );
+    this.countIn.addEventListener('smx-restore', () => {
+      this.countIn.value = String(this.#count);
       this.countIn.removeAttribute('aria-invalid');
-      this.#count = v;
-      changed();
+      countErr.textContent = '';
     });
     this.countIn.addEventListener('change', commit);
     this.temp = new TemperatureControl(this, (t) => {
@@ -167,7 +173,7 @@ export class SoftmaxGenerate extends WidgetElement {
         'div',
         { class: 'controls', part: 'controls' },
         this.control('prompt', h('div', { class: 'field prompt', part: 'field' }, h('label', { for: pid }, this.s('prompt')), this.promptIn, this.promptHelp, this.unknownLine)),
-        this.control('tokens', h('div', { class: 'field small', part: 'field' }, h('label', { for: cid }, this.s('tokens')), this.countIn)),
+        this.control('tokens', h('div', { class: 'field small tokens', part: 'field' }, h('label', { for: cid }, this.s('tokens')), this.countIn, countErr)),
         this.control('temperature', this.temp.el),
         this.control('filters', h('div', { class: 'filters' }, f.seed.el, f.topK.el, f.topP.el, f.minP.el)),
       ),
@@ -177,10 +183,8 @@ export class SoftmaxGenerate extends WidgetElement {
       h(
         'p',
         { class: 'legend' },
-        h('span', { class: 'key key-p', 'aria-hidden': 'true' }),
-        ` ${this.s('legendModel')}  `,
-        h('span', { class: 'key key-d', 'aria-hidden': 'true' }),
-        ` ${this.s('legendDrawn')}`,
+        h('span', { class: 'legend-item' }, h('span', { class: 'key key-p', 'aria-hidden': 'true' }), ` ${this.s('legendModel')}`),
+        h('span', { class: 'legend-item' }, h('span', { class: 'key key-d', 'aria-hidden': 'true' }), ` ${this.s('legendDrawn')}`),
       ),
       this.dist,
       this.kept,

@@ -2,14 +2,17 @@
 // The textbook formula e^z / Σ e^z beside the max trick e^(z − max) / Σ, both
 // in float32 as the wasm module computes them. Add the same number to every
 // score: the max trick's answer never moves; the textbook one breaks once the
-// float32 sum of the e^z passes 3.4 × 10³⁸ (or once every e^z underflows to 0).
-// .value: { naive, stable } (Float32Arrays); .breaksAbove / .breaksBelow: the
-// shifts where the textbook formula stops working for these scores.
+// float32 sum of the e^z passes 3.4 × 10³⁸; downwards, it loses digits once the
+// e^z fall below the smallest normal float32 and fails once every e^z is 0.
+// .value: { naive, stable } (Float32Arrays); .breaksAbove / .losesDigitsBelow /
+// .breaksBelow: the shifts where the textbook formula overflows, starts to lose
+// digits and underflows for these scores.
 // Fires `input` on every change, `change` when the reader lets go.
 import { ATTR, BASE_STRINGS, checkNumber, checkScores, WidgetElement, define, h, newId, scoresField } from './base.js';
 
 const SHIFT_MAX = 1000;
 const LN_FLT_MAX = Math.log(3.4028234663852886e38); // 88.7228…: e^z above this is ∞ in float32
+const LN_FLT_MIN = Math.log(1.1754943508222875e-38); // −87.336…: e^z below this is a subnormal float32 (fewer digits)
 const LN_FLT_TRUE_MIN = Math.log(1.401298464324817e-45); // −103.279…: e^z below this is 0 in float32
 
 export class SoftmaxOverflow extends WidgetElement {
@@ -33,11 +36,13 @@ export class SoftmaxOverflow extends WidgetElement {
     result: 'result',
     overflowed: '✗ The textbook formula overflowed: the float32 sum of the e^z passed 3.4 × 10³⁸ and became ∞, so every e^z ÷ ∞ is 0 (or ∞ ÷ ∞, NaN).',
     underflowed: '✗ The textbook formula underflowed: every e^z is below the smallest float32 and became 0, and 0 ÷ 0 is NaN.',
+    lostDigits: '✗ The textbook formula lost precision: the e^z are below the smallest normal float32 (1.2 × 10⁻³⁸), where a float32 keeps fewer digits or rounds to 0, so its answer is off.',
+    fitsBarely: '✓ The textbook formula still works, barely: the e^z are below the smallest normal float32 (1.2 × 10⁻³⁸) and keep fewer digits; a little lower and its answer drifts.',
     fits: '✓ The textbook formula still works: the sum of the e^z fits in a float32.',
     same: '✓ The max trick gives the same answer as for the scores without the {shift} added: only the gaps matter.',
     sameAtZero: '✓ Move the shift: the max trick’s answer will not change, because only the gaps matter.',
     differs: 'The shifted answer differs from the unshifted one (rounding of very large scores in float32).',
-    window: 'For these scores the textbook formula works while the shift stays between about {lo} and {hi}: above, the sum of the e^z overflows (the largest score is then about {top}); below, every e^z underflows.',
+    window: 'For these scores the textbook formula works while the shift stays between about {lo} and {hi}: above, the sum of the e^z overflows (the largest score is then about {top}); below, the e^z lose digits, and below {zero} every one is 0.',
   };
 
   #scores = [1000, 1001, 1002];
@@ -69,6 +74,10 @@ export class SoftmaxOverflow extends WidgetElement {
     const m = Math.max(...this.#scores);
     if (!Number.isFinite(m)) return NaN;
     return LN_FLT_MAX - (m + Math.log(this.#scores.reduce((s, z) => s + Math.exp(z - m), 0)));
+  }
+  /** The shift below which the largest e^(z + shift) is a subnormal float32 (fewer digits): ln(FLT_MIN) − max. */
+  get losesDigitsBelow() {
+    return LN_FLT_MIN - Math.max(...this.#scores);
   }
   /** The shift below which every e^(z + shift) underflows to 0 in float32. */
   get breaksBelow() {
@@ -153,20 +162,20 @@ export class SoftmaxOverflow extends WidgetElement {
     );
     const overflowed = !Number.isFinite(rawSum32);
     const underflowed = !overflowed && rawSum32 === 0 && this.#scores.some(Number.isFinite);
+    // the textbook result is finite but its e^z are subnormal: digits lost (the answer drifts, then jumps to 0 and 1)
+    const subnormal = !overflowed && !underflowed && Math.max(...steps.rawExps) < 1.1754943508222875e-38;
     const same = this.#stable.every((p, i) => Math.abs(p - unshifted[i]) < 1e-6);
+    const verdict = overflowed ? 'overflowed' : underflowed ? 'underflowed' : naiveWrong ? (subnormal ? 'lostDigits' : 'underflowed') : subnormal ? 'fitsBarely' : 'fits';
+    this.verdict.dataset.verdict = verdict;
     this.verdict.replaceChildren(
-      overflowed
-        ? h('span', { class: 'bad-text' }, this.s('overflowed'))
-        : underflowed || naiveWrong
-          ? h('span', { class: 'bad-text' }, this.s('underflowed'))
-          : h('span', { class: 'ok-text' }, this.s('fits')),
+      h('span', { class: verdict.startsWith('fits') ? 'ok-text' : 'bad-text' }, this.s(verdict)),
       same
         ? h('span', { class: 'ok-text' }, this.#shift === 0 ? this.s('sameAtZero') : this.s('same', { shift: this.fmtScore(this.#shift) }))
         : h('span', { class: 'bad-text' }, this.s('differs')),
     );
     const hi = this.breaksAbove;
     this.windowLine.textContent = Number.isFinite(hi)
-      ? this.s('window', { lo: this.fmt(this.breaksBelow, 1), hi: this.fmt(hi, 1), top: this.fmt(Math.max(...this.#scores) + hi, 1) })
+      ? this.s('window', { lo: this.fmt(this.losesDigitsBelow, 1), hi: this.fmt(hi, 1), top: this.fmt(Math.max(...this.#scores) + hi, 1), zero: this.fmt(this.breaksBelow, 1) })
       : '';
   }
 }

@@ -38,7 +38,8 @@ export class SoftmaxSampler extends WidgetElement {
     lastGreedy: ' · T = 0 is greedy: always the top score',
     greedy0: 'T = 0: greedy, every draw picks the top score.',
     none: 'No draws yet.',
-    filtered: '(filtered)',
+    filtered: 'p 0 · filtered out',
+    masked: 'p 0 · masked (−∞)',
   };
 
   #scores = [2, 1, 0];
@@ -129,10 +130,8 @@ export class SoftmaxSampler extends WidgetElement {
     this.legend = h(
       'p',
       { class: 'legend' },
-      h('span', { class: 'key key-p', 'aria-hidden': 'true' }),
-      ` ${this.s('legendP')}  `,
-      h('span', { class: 'key key-d', 'aria-hidden': 'true' }),
-      ` ${this.s('legendD')}`,
+      h('span', { class: 'legend-item' }, h('span', { class: 'key key-p', 'aria-hidden': 'true' }), ` ${this.s('legendP')}`),
+      h('span', { class: 'legend-item' }, h('span', { class: 'key key-d', 'aria-hidden': 'true' }), ` ${this.s('legendD')}`),
     );
     root.append(
       h(
@@ -224,7 +223,8 @@ export class SoftmaxSampler extends WidgetElement {
       name.textContent = labels[i];
       bars.children[0].firstChild.style.width = `${Number.isFinite(p) ? p * 100 : 0}%`;
       bars.children[1].firstChild.style.width = `${share * 100}%`;
-      num.textContent = `${this.s('row', { p: this.fmt(p), n: counts[i] })}${p === 0 ? ` ${this.s('filtered')}` : ''}`;
+      // a count that is 0 with p = 0 says why instead: the filters cut the option, or its score is −∞
+      num.textContent = p === 0 && counts[i] === 0 ? this.s(this.#scores[i] === -Infinity ? 'masked' : 'filtered') : this.s('row', { p: this.fmt(p), n: counts[i].toLocaleString(this.locale) });
       row.classList.toggle('picked', total > 0 && this.value === i);
       row.classList.toggle('filtered', p === 0);
       row.dataset.count = String(counts[i]);

@@ -7,7 +7,7 @@
 // <b data-example data-key data-expected data-digits data-computed data-source>
 // that the browser tests read back.
 import { configure, softmaxModule } from '../components/runtime.js';
-import { fmt, fmtScore, parseScores } from '../components/base.js';
+import { fmt, fmtScore, parseScores, sci } from '../components/base.js';
 import { EXAMPLES, runExamples } from './course-examples.js';
 import { SNIPPETS, format, sourceOf } from './snippets.js';
 
@@ -83,7 +83,7 @@ function checkLine(results) {
     li.className = ok ? 'ok' : 'bad';
     li.title = `${check.label}: the course says ${check.course}${check.source === 'ours' ? ` (our reference ${check.expected})` : ''}, computed live ${value}`;
     const label = document.createElement('span');
-    label.className = 'sr-only';
+    label.className = 'lbl'; // visible: on a phone there is no tooltip to say which number a chip checks
     label.textContent = `${check.label}:`;
     const course = document.createElement('span');
     course.className = 'course';
@@ -95,7 +95,11 @@ function checkLine(results) {
     mark.className = 'mark';
     mark.textContent = ok ? '✓' : '✗';
     mark.setAttribute('aria-label', ok ? 'matches the course' : 'does not match the course');
-    li.append(label, course, h('span', 'arrow', '→'), live, mark);
+    // the arrow, the live number and its mark wrap as one: a lone ✓ on the next line reads as a new chip
+    const res = document.createElement('span');
+    res.className = 'res';
+    res.append(h('span', 'arrow', '→'), ' ', live, ' ', mark);
+    li.append(label, ' ', course, ' ', res);
     ul.append(li);
   }
   return ul;
@@ -164,9 +168,13 @@ function whyBox(sm) {
     const m = Math.max(...z);
     const lse = m + Math.log(z.reduce((s, v) => s + Math.exp(v - m), 0));
     const exact = Math.exp(z[i] - lse); // double precision
-    if (p[i] === 0 && z[i] !== -Infinity) {
-      const size = exact > 0 ? `≈ ${fmt(exact)}` : `≈ 10^${fmtScore(Math.floor((z[i] - lse) / Math.LN10))}`; // past double range: its power of ten
-      parts.push(`The smallest, for the score ${fmtScore(z[i])}, is e^${fmtScore(z[i] - lse)} ${size} in exact arithmetic: positive, but below the smallest float32 (1.4 × 10⁻⁴⁵), so float32 stores it as 0.`);
+    // numbers past a million in scientific notation ("1 × 10³⁹", not forty digits)
+    const big = (v) => (Number.isFinite(v) && Math.abs(v) >= 1e6 ? (v < 0 ? '−' : '') + sci(Math.abs(v), 1).replace('.0\u00a0', '\u00a0') : fmtScore(v));
+    if (z.includes(Infinity)) {
+      parts.push('A score of +∞ takes everything: e^∞ outweighs any finite score, so every other option gets exactly 0, in exact arithmetic too.');
+    } else if (p[i] === 0 && z[i] !== -Infinity) {
+      const size = exact > 0 ? `≈ ${fmt(exact)}` : `≈ 10^${big(Math.floor((z[i] - lse) / Math.LN10))}`; // past double range: its power of ten
+      parts.push(`The smallest, for the score ${big(z[i])}, is e^${big(z[i] - lse)} ${size} in exact arithmetic: positive, but below the smallest float32 (1.4 × 10⁻⁴⁵), so float32 stores it as 0.`);
     }
     out.textContent = parts.join(' ');
   };
@@ -199,21 +207,22 @@ function bindProse() {
   follow('bars-dial', (el) => {
     const t = el.temperature;
     setText('temp-t', t === Infinity ? '∞' : fmtScore(t));
-    setText('temp-scaled', t === 0 ? 'the limit of a very small T' : list(el.steps.scaled, (v) => fmtScore(v)));
+    setText('temp-scaled', t === 0 ? 'infinitely far apart (the limit as T shrinks to 0)' : list(el.steps.scaled, (v) => fmtScore(v)));
     setText('temp-top', fmt(el.value[0]));
     setText('temp-story', t === 0 ? 'At T = 0 the top option takes it all: greedy.' : t === Infinity ? 'At T = ∞ every option is equal.' : t < 1 ? 'The gaps grew, and so did the lead.' : t > 1 ? 'The gaps shrank, and the probabilities moved closer.' : 'T = 1 leaves the scores as they are.');
   });
   follow('sampler', (el) => {
     const c = el.counts;
     const n = c.reduce((a, b) => a + b, 0);
-    setText('sampling-counts', n ? `${n.toLocaleString('en')} draws: first ${c[0]}, second ${c[1]}, third ${c[2]}` : 'no draws yet');
+    setText('sampling-counts', n ? `${n.toLocaleString('en')} ${n === 1 ? 'draw' : 'draws'}: first ${c[0]}, second ${c[1]}, third ${c[2]}` : 'no draws yet');
   });
   follow('generate', (el) => {
     const s = el.steps[0];
     if (s) setText('words-top', `${fmt(s.probs[0].p)} (“${s.probs[0].word}”)`);
   });
   follow('overflow-big', (el) => {
-    setText('overflow-lo', fmt(el.breaksBelow, 1));
+    setText('overflow-lo', fmt(el.losesDigitsBelow, 1));
+    setText('overflow-zero', fmt(el.breaksBelow, 1));
     setText('overflow-hi', fmt(el.breaksAbove, 1));
   });
   follow('sigmoid-widget', (el) => {

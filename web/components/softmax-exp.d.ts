@@ -1,0 +1,2 @@
+// Types of <softmax-exp>: see index.d.ts.
+export { SoftmaxExp } from './index.js';

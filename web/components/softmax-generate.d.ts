@@ -1,0 +1,2 @@
+// Types of <softmax-generate>: see index.d.ts.
+export { SoftmaxGenerate } from './index.js';
