@@ -156,6 +156,13 @@ describe.each(BUILDS)('$build build', ({ simd }) => {
     expect(() => s.probs(x, { mask: new Uint32Array([0, 0xffffff00]) })).toThrow(/mask allows no token/);
     expect(() => s.sample(x, { mask: [1, 1] })).toThrow(TypeError);
     expect(() => s.sample(x, { mask: new Float32Array(2) })).toThrow(/mask must be a Uint32Array or an Int32Array/);
+    expect(() => sm.applyTokenBitmask(x)).toThrow(new TypeError('applyTokenBitmask: mask is missing (a Uint32Array or an Int32Array, bit i & 31 of word i >> 5 allows token i)'));
+    // One row, one mask in a list: as for any batch size (and verifyDraft with no draft tokens).
+    const one = new Uint32Array([1 << 3, 0]);
+    expect(Array.from(s.sampleBatch(x, [1, 40], { mask: [one] }))).toEqual([3]);
+    expect(Array.from(s.sampleBatch({ data: x, dims: [1, 40] }, { mask: [one] }))).toEqual([3]);
+    expect(Array.from(s.verifyDraft([], new Float32Array(0), x, { mask: [one] }).tokens)).toEqual([3]);
+    expect(() => s.sampleBatch(x, [1, 40], { mask: [one, one] })).toThrow(new RangeError('Sampler.sampleBatch: mask has 2 rows, expected 1'));
     expect(() => s.sampleMany(x, 2, { mask: 3 })).toThrow(TypeError);
     expect(() => s.logprobs(x, 2, { mask: 'all' })).toThrow(TypeError);
     expect(() => s.sample(x, { Mask: new Uint32Array(2) })).toThrow(/unknown option 'Mask' \(did you mean 'mask'\?\)/);

@@ -179,7 +179,7 @@ await check('README and SECURITY.md: every link ships in the tarball or points a
   }
 });
 
-const RUN_HERE = ['install', 'vite-config', 'node-esm', 'node-cjs', 'typescript', 'page', 'csp', 'cdn', 'worker', 'transformers', 'widget', 'sampling', 'start-output', 'build-steps'];
+const RUN_HERE = ['install', 'vite-config', 'node-esm', 'node-cjs', 'typescript', 'page', 'csp', 'cdn', 'worker', 'transformers', 'widget', 'sampling', 'token-mask', 'speculative', 'start-output', 'build-steps'];
 await check('README: every code block is marked with a snippet name that this test runs', () => {
   const unnamed = blocks.filter((b) => !b.name).map((b) => `line ${b.line}`);
   assert(unnamed.length === 0, `unnamed blocks: ${unnamed}`);
@@ -246,6 +246,11 @@ const x = Float32Array.from({ length: rows * vocab }, (_, i) => Math.cos(i * 0.1
 `;
   writeFileSync(join(app, 'readme-sampling.mjs'), `${samplingPrelude}${snippet('sampling')}\n`);
   node(['readme-sampling.mjs'], app);
+  // The token-mask and speculative-decoding examples, each stated value checked.
+  for (const name of ['token-mask', 'speculative']) {
+    writeFileSync(join(app, `readme-${name}.mjs`), checkedModule(`import { load } from 'softmax-wasm';\nconst sm = await load();\n${snippet(name)}`, name));
+    node([`readme-${name}.mjs`], app);
+  }
 });
 
 await check('Node ES module: memoised load(), Softmax a class, the .wasm files found through the exports', () => {

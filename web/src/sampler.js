@@ -32,9 +32,10 @@ export function checkMask(fn, m, mask, vocab, rows = 1) {
     // A view of wasm memory is copied first: staging may grow (and detach) it.
     return bufferOf(v) === m.HEAPU8.buffer ? v.slice(0, need) : v;
   };
-  if (Array.isArray(mask) && rows > 1) {
-    if (mask.length !== rows) throw new RangeError(`${fn}: mask has ${mask.length} rows, expected ${rows}`);
-    return Array.from(mask, (v, r) => one(v, `mask[${r}]`, words));
+  if (Array.isArray(mask)) {
+    const masks = Array.from(mask, (v, r) => one(v, `mask[${r}]`, words));
+    if (masks.length !== rows) throw new RangeError(`${fn}: mask has ${masks.length} rows, expected ${rows}`);
+    return masks;
   }
   const v = one(mask, 'mask', rows * words);
   return Array.from({ length: rows }, (_, r) => v.subarray(r * words, (r + 1) * words));

@@ -275,6 +275,7 @@ export class Softmax {
       const n = input.n;
       const vocab = input.dims === undefined ? n : input.dims[input.dims.length - 1];
       const rows = vocab === 0 ? 0 : n / vocab;
+      if (mask === undefined) throw new TypeError(`${fn}: mask is missing (a Uint32Array or an Int32Array, bit i & 31 of word i >> 5 allows token i)`);
       const words = checkMask(fn, this.#m, mask, vocab)[0];
       const src = input.src;
       if (input.how === 'heap' || typedArrayKind(src) === 'Float32Array') {
