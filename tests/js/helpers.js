@@ -62,6 +62,19 @@ export function outOfUnit(y) {
 
 export const num = (v) => (v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : v);
 
+/** The options of a golden case (tests/golden/sampler*.json), with the seed as a number when it fits in 32 bits. */
+export function goldenOptions(c) {
+  const o = {};
+  for (const [k, v] of Object.entries(c.options)) {
+    if (Array.isArray(v)) o[k] = v;
+    else if (k === 'logitBias') o[k] = Object.fromEntries(Object.entries(v).map(([i, b]) => [i, num(b)]));
+    else o[k] = num(v);
+  }
+  const seed = BigInt(c.seed);
+  o.seed = seed < 2n ** 32n ? Number(seed) : seed; // both seed forms
+  return o;
+}
+
 /** The scores of a case: explicit, or the hash formula of sampler_golden.h. */
 export function goldenScores(spec) {
   if (Array.isArray(spec)) return Float32Array.from(spec, num);

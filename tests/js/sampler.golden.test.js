@@ -7,20 +7,9 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, test } from 'vitest';
 
 import { load } from '../../web/src/node.js';
-import { goldenScores, num } from './helpers.js';
+import { goldenOptions, goldenScores } from './helpers.js';
 
 const golden = JSON.parse(readFileSync(new URL('../golden/sampler.json', import.meta.url), 'utf8'));
-
-function goldenOptions(c) {
-  const o = {};
-  for (const [k, v] of Object.entries(c.options)) {
-    if (k === 'logitBias') o[k] = Object.fromEntries(Object.entries(v).map(([i, b]) => [i, num(b)]));
-    else o[k] = num(v);
-  }
-  const seed = BigInt(c.seed);
-  o.seed = seed < 2n ** 32n ? Number(seed) : seed; // both seed forms
-  return o;
-}
 
 test('the golden file holds at least 10 cases of 1,000 draws', () => {
   expect(golden.cases.length).toBeGreaterThanOrEqual(10);

@@ -7,34 +7,13 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, test } from 'vitest';
 
 import { load } from '../../web/src/node.js';
+import { goldenOptions, goldenScores } from './helpers.js';
 
 const golden = JSON.parse(readFileSync(new URL('../golden/sampler_steps.json', import.meta.url), 'utf8'));
-const num = (v) => (v === 'Infinity' ? Infinity : v === '-Infinity' ? -Infinity : v);
-
-/** The scores of a case: explicit, or the hash formula of sampler_golden.h. */
-function scoresOf(spec) {
-  if (Array.isArray(spec)) return Float32Array.from(spec, num);
-  const { n, salt, maskedBelow, scale } = spec.hash;
-  const x = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    const v = Math.imul(i + salt, 2654435761) >>> 0;
-    x[i] = (v & 255) < maskedBelow ? -Infinity : ((v >>> 8) / 16777216 - 0.5) * scale;
-  }
-  return x;
-}
-
-function optionsOf(c) {
-  const o = {};
-  for (const [k, v] of Object.entries(c.options)) o[k] = Array.isArray(v) ? v : num(v);
-  const seed = BigInt(c.seed);
-  o.seed = seed < 2n ** 32n ? Number(seed) : seed;
-  return o;
-}
-
 const support = (p) => [...p.keys()].filter((i) => p[i] > 0);
 const logs = (p) => Float32Array.from(p, Math.log);
 
-test('the extra golden file covers every new step, 1,000 draws per case', () => {
+test('the steps golden file covers every further step, 1,000 draws per case', () => {
   expect(golden.cases.length).toBeGreaterThanOrEqual(14);
   const keys = new Set(golden.cases.flatMap((c) => Object.keys(c.options)));
   for (const k of ['topNSigma', 'xtcProbability', 'mirostat', 'dynatempRange', 'epsilonCutoff', 'etaCutoff', 'dryMultiplier', 'noRepeatNgramSize']) {
@@ -53,8 +32,8 @@ describe.each([
   });
 
   test.each(golden.cases.map((c) => [c.name, c]))('golden: %s', (_, c) => {
-    const x = scoresOf(c.scores);
-    const o = optionsOf(c);
+    const x = goldenScores(c.scores);
+    const o = goldenOptions(c);
     const s = sm.createSampler(o);
     const got = new Int32Array(c.draws.length);
     for (let i = 0; i < got.length; i++) {
