@@ -1,19 +1,9 @@
 // Writes tests/golden/sampler.json (the path is the first argument, default
 // tests/golden/sampler.json): the cases of tests/native/sampler_golden.h with
 // their first 1,000 indices from the native build.
-#include <cstdio>
-#include <string>
-
 #include "sampler_golden.h"
+#include "tools/write_file.h"
 
 int main(int argc, char** argv) {
-  const char* path = argc > 1 ? argv[1] : "tests/golden/sampler.json";
-  const std::string s = golden::json();
-  std::FILE* f = std::fopen(path, "wb");
-  if (f == nullptr) {
-    std::perror(path);
-    return 1;
-  }
-  const bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
-  return std::fclose(f) == 0 && ok ? 0 : 1;
+  return write_file(argc, argv, "tests/golden/sampler.json", golden::json());
 }
