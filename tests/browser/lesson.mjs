@@ -21,46 +21,13 @@ import { LanguageModel } from '../../web/components/model/lm.js';
 import { EXAMPLES } from '../../web/demo/course-examples.js';
 import { load } from '../../web/src/node.js';
 import { CSP, WEB_ROOT, startServer } from '../../web/tools/serve.mjs';
+import { assert, matches, runSuite, test } from './harness.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SHOTS = join(HERE, 'screenshots');
 const only = process.argv[2];
 const WIDGETS = ['softmax-bars', 'softmax-exp', 'softmax-overflow', 'softmax-sampler', 'softmax-generate', 'softmax-sigmoid', 'softmax-attention'];
 const CHECK_COUNT = EXAMPLES.reduce((n, e) => n + e.checks.length, 0);
-
-let passed = 0;
-let failed = 0;
-const failures = [];
-
-async function test(name, fn, timeoutMs = 60_000) {
-  let timer;
-  try {
-    await Promise.race([fn(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)))]);
-    passed++;
-    console.log(`  ✓ ${name}`);
-  } catch (err) {
-    failed++;
-    failures.push(name);
-    console.log(`  ✗ ${name}\n      ${String(err?.stack || err).split('\n').slice(0, 6).join('\n      ')}`);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
-
-/** The course's rule, written again here (independent of web/demo/course-examples.js's copy). */
-function matches(value, expected, digits) {
-  if (expected === 'NaN') return Number.isNaN(value);
-  const m = /^(>=|<=|>|<|=)\s*(.+)$/.exec(expected);
-  if (m) {
-    const x = Number(m[2]);
-    return { '>=': value >= x, '<=': value <= x, '>': value > x, '<': value < x, '=': value === x }[m[1]];
-  }
-  return Number.isFinite(value) && value.toFixed(digits) === Number(expected).toFixed(digits);
-}
 
 /** Within 2 ulp of float32 (the design's bound between the SIMD and baseline builds). */
 function closeF32(a, b) {
@@ -210,15 +177,6 @@ async function openPage(b, url, { width = 1280, ready = 'lesson' } = {}) {
   if (ready === 'lesson') await p.waitFor(() => document.documentElement.dataset.ready === 'true');
   else if (ready === 'main') await p.waitFor(() => document.querySelector('main') !== null);
   return p;
-}
-
-/**
- * What went wrong in a page. A widget's own `error` event (an attribute it rejects, which these
- * tests cause on purpose) is not a failure; engines.mjs's WebKit watch reports every error
- * event on an element as a failed load, so those of the widgets are left out here.
- */
-async function pageErrors(p) {
-  return (await p.errors()).filter((e) => !/^failed to load: <softmax-[a-z]+>$/.test(e));
 }
 
 /** A drag by a real mouse where the engine has one, else by pointer events dispatched in the page. */
@@ -376,7 +334,7 @@ async function engineTests(name, base, ref, heights) {
       const csp = (await fetch(base)).headers.get('content-security-policy');
       assert(csp === CSP, `CSP header: ${csp}`);
       lesson = await openPage(b, base);
-      const errors = await pageErrors(lesson);
+      const errors = await lesson.errors();
       assert(errors.length === 0, `errors: ${errors.join('; ')}`);
     });
     if (!lesson) return;
@@ -568,7 +526,7 @@ async function engineTests(name, base, ref, heights) {
         return Array.from(el.draw(1000));
       });
       assert(draws.every((x, i) => x === ref.draws[i]), 'baseline draws differ from Node');
-      const errors = await pageErrors(p);
+      const errors = await p.errors();
       assert(errors.length === 0, `errors: ${errors.join('; ')}`);
       await p.close();
     });
@@ -928,7 +886,7 @@ async function engineTests(name, base, ref, heights) {
         return out;
       }, [WIDGETS, hostile]);
       assert(r.length === 0, r.slice(0, 12).join('\n'));
-      const errors = await pageErrors(w);
+      const errors = await w.errors();
       assert(errors.length === 0, `page errors: ${errors.slice(0, 5).join('; ')}`);
     }, 150_000);
 
@@ -1082,7 +1040,7 @@ async function engineTests(name, base, ref, heights) {
           assert(r.over <= 0 && r.clipped.length === 0 && r.copy, `${page} at ${width}: sideways ${r.over}, clipped snippets ${r.clipped}, a copy button per snippet ${r.copy}`);
           await p.screenshot({ path: join(SHOTS, `gallery-${name}-${page}-${width}.png`), fullPage: true });
         }
-        const errors = await pageErrors(p);
+        const errors = await p.errors();
         assert(errors.length === 0, `${page}: errors ${errors}`);
         await p.close();
       }
@@ -1128,12 +1086,4 @@ async function main() {
   }
 }
 
-try {
-  await main();
-} catch (err) {
-  failed++;
-  console.log(`  ✗ setup: ${err.stack || err}`);
-}
-if (failures.length) console.log(`failed: ${failures.join(' | ')}`);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+await runSuite(main);

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { load } from '../../web/src/node.js';
 import { CSP, WEB_ROOT, startServer } from '../../web/tools/serve.mjs';
 import { ENGINES, launch } from './engines.mjs';
+import { assert, matches, results, runSuite, test } from './harness.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SHOTS = join(HERE, 'screenshots');
@@ -36,43 +37,6 @@ const NAMES = { chromium: 'Chromium', firefox: 'Firefox', webkit: 'WebKit' };
 const selected = process.argv.slice(2);
 for (const e of selected) if (!ENGINES.includes(e)) throw new RangeError(`unknown engine '${e}': use ${ENGINES.join(', ')}`);
 const engines = selected.length ? ENGINES.filter((e) => selected.includes(e)) : ENGINES;
-
-let passed = 0;
-let failed = 0;
-const failures = [];
-
-async function test(name, fn, timeoutMs = 60_000) {
-  let timer;
-  const start = performance.now();
-  try {
-    await Promise.race([fn(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)))]);
-    passed++;
-    console.log(`  ✓ ${name} (${((performance.now() - start) / 1000).toFixed(1)} s)`);
-    return true;
-  } catch (err) {
-    failed++;
-    failures.push(name);
-    console.log(`  ✗ ${name}\n      ${String(err?.stack || err).split('\n').slice(0, 6).join('\n      ')}`);
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
-
-/** Same rule as web/demo/demo.js: "NaN", ">x", ">=x", "<x", "=x", or equal at `digits` places. */
-function matches(value, expected, digits) {
-  if (expected === 'NaN') return Number.isNaN(value);
-  const m = /^(>=|<=|>|<|=)\s*(.+)$/.exec(expected);
-  if (m) {
-    const x = Number(m[2]);
-    return { '>=': value >= x, '<=': value <= x, '>': value > x, '<': value < x, '=': value === x }[m[1]];
-  }
-  return Number.isFinite(value) && value.toFixed(digits) === Number(expected).toFixed(digits);
-}
 
 /** Reads every live number of the demo page. */
 const READ_NUMBERS = () =>
@@ -255,9 +219,9 @@ async function main() {
   try {
     for (const name of engines) {
       const start = performance.now();
-      const before = { passed, failed };
+      const before = { ...results };
       await engineTests(name, shared);
-      times.push(`${NAMES[name]} ${((performance.now() - start) / 1000).toFixed(1)} s (${passed - before.passed} passed, ${failed - before.failed} failed)`);
+      times.push(`${NAMES[name]} ${((performance.now() - start) / 1000).toFixed(1)} s (${results.passed - before.passed} passed, ${results.failed - before.failed} failed)`);
     }
   } finally {
     await server.close();
@@ -466,12 +430,4 @@ async function engineTests(name, shared) {
   }
 }
 
-try {
-  await main();
-} catch (err) {
-  failed++;
-  console.log(`  ✗ setup: ${err.stack || err}`);
-}
-if (failures.length) console.log(`failed: ${failures.join(' | ')}`);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+await runSuite(main);
