@@ -122,6 +122,9 @@ const WATCH = (all) => {
   window.addEventListener(
     'error',
     (e) => {
+      // A widget's own error event (a CustomEvent: an attribute it rejects, shown to
+      // the reader on purpose) is neither a failed load nor an uncaught error.
+      if (e instanceof CustomEvent) return;
       const t = e.target;
       if (t instanceof Element) errors.push(`failed to load: <${t.localName}> ${t.src || t.href || ''}`.trim());
       else errors.push(`uncaught: ${e.error ? text(e.error) : e.message}`);
