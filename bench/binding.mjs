@@ -127,7 +127,7 @@ export async function bindingRows(sm, { create, wasmModule }) {
   m.HEAPF32.fill(0, f32(y), f32(y) + 3);
   same('softmax status', direct.softmax(x, y, 3, shape, 0, -1, 1, nan.value), 0);
   embindOut.forEach((v, i) => same(`softmax[${i}]`, v, m.HEAPF32[f32(y) + i]));
-  for (let i = 0; i < 16; i++) same(`draw ${i}`, viaEmbind.sample(x, 3), direct.sample(viaDirect.$$.ptr, x, 3));
+  for (let i = 0; i < 16; i++) same(`draw ${i}`, viaEmbind.sample(x, 3, 0), direct.sample(viaDirect.$$.ptr, x, 3, 0));
 
   const thisPtr = viaDirect.$$.ptr;
   const one = Float32Array.of(2);
@@ -157,9 +157,9 @@ export async function bindingRows(sm, { create, wasmModule }) {
         api: () => sm.sigmoid(0.5),
       },
       {
-        label: '`Sampler.sample`, n = 3 (a method: `this` + 2 arguments)',
-        embind: () => viaEmbind.sample(x, 3),
-        direct: () => direct.sample(thisPtr, x, 3),
+        label: '`Sampler.sample`, n = 3 (a method: `this` + 3 arguments, no mask)',
+        embind: () => viaEmbind.sample(x, 3, 0),
+        direct: () => direct.sample(thisPtr, x, 3, 0),
         apiLabel: '`sampler.sample(Float32Array.of(2, 1, 0))`',
         api: () => sampler.sample(three),
       },
