@@ -80,6 +80,22 @@ benchmark::internal::Benchmark* Register(const char* name, k::raddstoreexpminusm
   });
 }
 
+// The fused pass of the entropy steps: softmax's fast path plus the dot.
+benchmark::internal::Benchmark* Register(const char* name, k::raddstoreexpdot_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<float> y(x.size());
+    const float m = Max(x);
+    const float nc = std::nearbyint(m * 0x1.715476p+0f);
+    double dot = 0;
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(fn(x.size(), x.data(), m, 1.0f, nc, y.data(), &dot));
+      benchmark::ClobberMemory();
+    }
+    Done(state, x.size());
+  });
+}
+
 benchmark::internal::Benchmark* Register(const char* name, k::vscale_ukernel* fn) {
   return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
     const auto x = Scores(state.range(0));

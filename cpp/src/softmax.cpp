@@ -318,6 +318,12 @@ float SoftmaxParts::exp_of(float x) const {
   return fast ? kernels::exp_minus_shift(x, nc, mask) : kernels::exp_minus_max_at(x, max, t);
 }
 
+double SoftmaxParts::entropy(double dot) const {
+  const double shift =
+      fast ? static_cast<double>(nc) * 0x1.62E42FEFA39EFp-1 : static_cast<double>(max);
+  return log_f64(sum) - (dot / sum + (static_cast<double>(max) - shift)) / static_cast<double>(t);
+}
+
 bool SoftmaxParts::logit_band(double theta, float* lo, float* hi) const {
   if (kind != Kind::kScaled || !(theta > 0.0) || !(theta <= 1.0)) return false;
   // q = float(e * inv) with e = exp(z) (1 + d), z = (x - s) / t: q >= theta
@@ -339,7 +345,8 @@ bool SoftmaxParts::logit_band(double theta, float* lo, float* hi) const {
   return true;
 }
 
-SoftmaxParts softmax_parts(const float* x, size_t n, float t, const float* min_max, float* y) {
+SoftmaxParts softmax_parts(const float* x, size_t n, float t, const float* min_max, float* y,
+                           double* dot) {
   SoftmaxParts p;
   float mm[2];
   if (min_max != nullptr) {
@@ -356,11 +363,13 @@ SoftmaxParts softmax_parts(const float* x, size_t n, float t, const float* min_m
     p.fast = true;
     p.nc = kernels::exp_shift_for(max);
     p.mask = !(mm[0] >= max - 80.0f);
-    p.sum = raddstoreexpminusc(n, x, p.nc, p.mask, y);
+    p.sum = dot != nullptr ? dispatch::raddstoreexpdot(n, x, max, 1.0f, p.nc, y, dot)
+                           : raddstoreexpminusc(n, x, p.nc, p.mask, y);
     const float g = kernels::exp_minus_shift(max, p.nc);
     if (!(p.sum > static_cast<double>(g) * (1.0 + 0x1p-24))) return p;  // the one-hot rounding
   } else {
-    p.sum = raddstoreexpminusmax(n, x, max, t, y);
+    p.sum = dot != nullptr ? dispatch::raddstoreexpdot(n, x, max, t, NAN, y, dot)
+                           : raddstoreexpminusmax(n, x, max, t, y);
   }
   p.inv = static_cast<float>(1.0 / p.sum);
   p.kind = SoftmaxParts::Kind::kScaled;

@@ -23,6 +23,12 @@ struct SoftmaxParts {
   float exp_of(float x) const;
   float prob_of(float x) const { return exp_of(x) * inv; }
 
+  // From the dot of softmax_parts (kScaled): the mean logit sum p_i x_i, and
+  // the entropy -sum p_i log p_i = log sum - (mean - shift) / t (shift: max, or
+  // nc ln 2 on the fast path), in double: one pass, no logarithm per entry.
+  double mean_logit(double dot) const { return static_cast<double>(max) + dot / sum; }
+  double entropy(double dot) const;
+
   // Logits lo <= hi such that prob_of(x) >= theta for every x >= hi and
   // prob_of(x) < theta for every x < lo (kScaled only): the entries in [lo, hi)
   // need prob_of. From exp's error bound (2.5 ulp) and the rounding of (x - max)
@@ -34,7 +40,10 @@ struct SoftmaxParts {
 // The parts of softmax(x[0, n)) at temperature t > 0 (n >= 1). min_max: x's
 // minimum and maximum when the caller knows them (else one pass finds them).
 // y (if not null) receives the exponentials, so that scaling y by inv gives
-// softmax's output.
-SoftmaxParts softmax_parts(const float* x, size_t n, float t, const float* min_max, float* y);
+// softmax's output. dot (if not null) receives the sum of y_i (x_i - max) in
+// the same pass (the raddstoreexpdot kernel): with sum, the mean logit and the
+// entropy of the distribution (mean_logit(), entropy()).
+SoftmaxParts softmax_parts(const float* x, size_t n, float t, const float* min_max, float* y,
+                           double* dot = nullptr);
 
 }  // namespace smx

@@ -42,6 +42,7 @@ struct Variants {
   std::vector<Variant<k::rminmax_ukernel>> rminmax;
   std::vector<Variant<k::raddstoreexpminusc_ukernel>> raddstoreexpminusc;
   std::vector<Variant<k::raddstoreexpminusmax_ukernel>> raddstoreexpminusmax;
+  std::vector<Variant<k::raddstoreexpdot_ukernel>> raddstoreexpdot;
   std::vector<Variant<k::vscale_ukernel>> vscale;
   std::vector<Variant<k::vlogsoftmax_ukernel>> vlogsoftmax;
   std::vector<Variant<k::findabove_ukernel>> findabove;
@@ -70,8 +71,8 @@ TEST(Kernels, EveryOpHasAScalarAndASimdVariant) {
   const Variants& v = all();
   for (size_t n :
        {v.rmax.size(), v.rminmax.size(), v.raddstoreexpminusc.size(), v.raddstoreexpminusmax.size(),
-        v.vscale.size(), v.vlogsoftmax.size(), v.findabove.size(), v.vbitmask.size(),
-        v.findabovemasked.size(), v.raddscaleindexge.size()})
+        v.raddstoreexpdot.size(), v.vscale.size(), v.vlogsoftmax.size(), v.findabove.size(),
+        v.vbitmask.size(), v.findabovemasked.size(), v.raddscaleindexge.size()})
     EXPECT_EQ(n, 2u);
 }
 
@@ -592,6 +593,52 @@ TEST(Kernels, RscaledotSumsTheScaledValuesAndTheirProductsWithTheShiftedLogits) 
         EXPECT_LE(std::fabs(static_cast<double>(got[1] - exact)),
                   static_cast<double>((n + 8) * 0x1p-52 * mag) + 1e-300)
             << v.name << " n=" << n;
+      }
+    }
+  }
+}
+
+// raddstoreexpdot: the exponentials and sum of the kernel it names (the fast
+// path's with mask, or raddstoreexpminusmax's), bit for bit, and the dot
+// within its rounding (float products, partial sums of 8 per lane: 12 2^-24 of
+// the magnitudes) of the exact sum of y * (x - m); every variant the same
+// bits, stored or not.
+TEST(Kernels, RaddstoreexpdotIsTheExpKernelPlusTheDotWithTheShiftedLogits) {
+  auto* const S = scalar(all().raddstoreexpdot);
+  auto* const fast = scalar(all().raddstoreexpminusc);
+  auto* const general = scalar(all().raddstoreexpminusmax);
+  for (const auto& v : all().raddstoreexpdot) {
+    for (size_t n : sizes()) {
+      if (n > 100000) continue;
+      auto x = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 51);
+      if (n > 10) x[n / 2] = -INFINITY, x[n / 3] = -1e30f;
+      const float* xs = x.data() + 1;
+      const float m = k::f32_rmax__scalar_u4(n, xs);
+      const float nc = k::exp_shift_for(m);
+      for (float t : {1.0f, 0.7f, 3.0f, NAN}) {
+        const bool is_fast = t != t;
+        const float tt = is_fast ? 1.0f : t;
+        std::vector<float> y(n), want(n);
+        double dot = 0, dot_s = 0, dot_null = 0;
+        const double sum = v.fn(n, xs, m, tt, is_fast ? nc : NAN, y.data(), &dot);
+        const double want_sum =
+            is_fast ? fast(n, xs, nc, true, want.data()) : general(n, xs, m, tt, want.data());
+        ASSERT_EQ(sum, want_sum) << v.name << " n=" << n << " t=" << t;
+        for (size_t i = 0; i < n; ++i) ASSERT_EQ(ref::bits(y[i]), ref::bits(want[i])) << i;
+        ASSERT_EQ(sum, S(n, xs, m, tt, is_fast ? nc : NAN, want.data(), &dot_s));
+        ASSERT_EQ(dot, dot_s) << v.name << " n=" << n << " t=" << t;
+        ASSERT_EQ(sum, v.fn(n, xs, m, tt, is_fast ? nc : NAN, nullptr, &dot_null));
+        ASSERT_EQ(dot, dot_null) << v.name << " n=" << n << " t=" << t;
+        long double exact = 0, mag = 0;
+        for (size_t i = 0; i < n; ++i) {
+          if (y[i] == 0.0f) continue;
+          const long double term = static_cast<long double>(y[i]) * (xs[i] - m);
+          exact += term, mag += std::fabs(term);
+        }
+        EXPECT_LE(std::fabs(static_cast<double>(dot - exact)),
+                  static_cast<double>(12 * 0x1p-24 * mag) + 1e-300)
+            << v.name << " n=" << n << " t=" << t;
+        EXPECT_TRUE(dot == dot) << v.name << " n=" << n;
       }
     }
   }

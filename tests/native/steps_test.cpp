@@ -17,6 +17,7 @@
 #include "kernels/dispatch.h"
 #include "reference.h"
 #include "smx/rng.h"
+#include "softmax_parts.h"
 
 namespace {
 
@@ -114,9 +115,6 @@ TEST(Steps, BoundedPathsGiveTheDefinitionsCandidates) {
             st::xtc(c, w, coin, 1.0, th);
           });
         }
-        for (double e : {1.0, 2.0}) {
-          check("dynatemp", [t, e](auto& c, auto& w) { st::dynamic_temperature(c, w, t, 0.5, e); });
-        }
       }
     }
   }
@@ -143,6 +141,52 @@ TEST(Steps, EntropyEstimateBoundsTheDefinitionsEntropy) {
       ++cases;
     }
   }
+  EXPECT_GT(cases, 50u);
+}
+
+// The one-pass entropy and mean logit (softmax_parts with its dot, which
+// dynamic temperature and typical sampling read) against long double, on
+// softmax's fast path (T = 1, 256+ entries) and off it: within 2^-20 (1 + the
+// mean |x - max| / T), the rounding of float exponentials and differences.
+TEST(Steps, OnePassEntropyAndMeanLogitMatchLongDouble) {
+  const auto xs = inputs();
+  size_t cases = 0;
+  double worst = 0.0;
+  for (size_t k = 0; k < xs.size(); ++k) {
+    const auto& x = xs[k];
+    for (float t : {1.0f, 0.7f, 1.3f}) {
+      float mm[2];
+      smx::dispatch::rminmax(x.size(), x.data(), mm);
+      double dot = 0.0;
+      std::vector<float> y(x.size());
+      const smx::SoftmaxParts parts = smx::softmax_parts(x.data(), x.size(), t, mm, y.data(), &dot);
+      ASSERT_EQ(parts.kind, smx::SoftmaxParts::Kind::kScaled) << k;
+      long double s = 0, sx = 0, sz = 0;
+      for (float v : x) {
+        const long double z = (static_cast<long double>(v) - mm[1]) / t;
+        const long double e = std::exp(z);
+        s += e, sx += e * v, sz += e * z;
+      }
+      const long double h = std::log(s) - sz / s, mean = sx / s;
+      long double abs_z = 0;
+      for (float v : x)
+        abs_z += std::exp((static_cast<long double>(v) - mm[1]) / t) / s *
+                 std::fabs((static_cast<long double>(v) - mm[1]) / t);
+      const double bound = 0x1p-20 * (1.0 + static_cast<double>(abs_z));
+      const double err = std::fabs(static_cast<double>(parts.entropy(dot) - h));
+      worst = std::max(worst, err / bound);
+      EXPECT_LE(err, bound) << "input " << k << " T=" << t;
+      EXPECT_LE(std::fabs(static_cast<double>(parts.mean_logit(dot) - mean)), bound * t)
+          << "input " << k << " T=" << t;
+      // The exponentials are softmax_parts' own without the dot.
+      std::vector<float> y0(x.size());
+      const smx::SoftmaxParts p0 = smx::softmax_parts(x.data(), x.size(), t, mm, y0.data());
+      ASSERT_EQ(p0.sum, parts.sum) << k;
+      for (size_t i = 0; i < x.size(); i += 61) ASSERT_EQ(ref::bits(y0[i]), ref::bits(y[i]));
+      ++cases;
+    }
+  }
+  std::printf("one-pass entropy: worst error %.3f of the bound over %zu cases\n", worst, cases);
   EXPECT_GT(cases, 50u);
 }
 

@@ -19,6 +19,16 @@
 //                                    y in double (float32 partial sums of 8
 //                                    values per lane, then float64 lanes). m must
 //                                    be max(x), finite; t > 0 finite. x == y allowed.
+//   raddstoreexpdot(n, x, m, t, nc, y, dot)
+//                                    the exponentials, stored and summed, of
+//                                    raddstoreexpminusc with mask (nc not NaN; t is
+//                                    then 1) or else of raddstoreexpminusmax (m =
+//                                    max(x), finite), the same bits and sum; also
+//                                    *dot = the sum of the float products y[i] * d[i],
+//                                    d[i] = max(x[i] - m, -FLT_MAX) in float, summed as
+//                                    y is (float partial sums of 8 per lane, then float64
+//                                    lanes). y may be null. One pass for the mean logit
+//                                    and the entropy.
 //   vscale(n, x, s, y)              y[i] = x[i] * s
 //   vlogsoftmax(n, x, m, t, c, y)   y[i] = (x[i] - m) / t - c, with x[i] - m exact
 //   raddstorescale(n, x, s, y)      -> y[i] = x[i] * s (as vscale), returns the sum of y
@@ -75,6 +85,8 @@ using rmax_ukernel = float(size_t n, const float* x);
 using rminmax_ukernel = void(size_t n, const float* x, float* min_max);
 using raddstoreexpminusc_ukernel = double(size_t n, const float* x, float nc, bool mask, float* y);
 using raddstoreexpminusmax_ukernel = double(size_t n, const float* x, float max, float t, float* y);
+using raddstoreexpdot_ukernel = double(size_t n, const float* x, float max, float t, float nc,
+                                       float* y, double* dot);
 using vscale_ukernel = void(size_t n, const float* x, float s, float* y);
 using vlogsoftmax_ukernel = void(size_t n, const float* x, float max, float t, float c, float* y);
 using findabove_ukernel = size_t(size_t n, const float* x, float t);

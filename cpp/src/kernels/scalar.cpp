@@ -1,6 +1,7 @@
 // Scalar kernels. They replay the SIMD128 kernels' lanes and reduction order
 // (see wasmsimd.cpp), so the baseline wasm build gives the SIMD build's bits.
 #include <algorithm>
+#include <cfloat>
 #include <cstring>
 #include <limits>
 
@@ -25,15 +26,22 @@ void f32_rminmax__scalar_u4(size_t n, const float* x, float* min_max) {
 
 namespace {
 
-// The lanes and reduction order of the SIMD128 kernels, over any exp.
-template <typename Exp>
-double raddstore(size_t n, const float* x, float* y, Exp exp) {
+// The lanes and reduction order of the SIMD128 kernels, over any exp (kDot:
+// also the dot of wasmsimd.cpp's raddstore, into *dot, summed the same way).
+template <bool kDot = false, typename Exp>
+double raddstore(size_t n, const float* x, float* y, Exp exp, float m = 0.0f,
+                 double* dot = nullptr) {
   const bool store = y != nullptr;
-  double dlo[2] = {0, 0}, dhi[2] = {0, 0};
+  double dlo[2] = {0, 0}, dhi[2] = {0, 0}, plo[2] = {0, 0}, phi[2] = {0, 0};
+  const auto term = [m](float v, float e) { return e * pmax(-FLT_MAX, v - m); };
+  const auto fold = [](const float* a, double* lo, double* hi) {
+    lo[0] += a[0], lo[1] += a[1], hi[0] += a[2], hi[1] += a[3];
+  };
   // Blocks of 32: two 4-lane float accumulators, each lane sums 4 values; then
   // acc0 + acc1 per lane, and the 4 lanes are added into 2 double lanes each.
   for (; n >= 32; n -= 32, x += 32, y += store ? 32 : 0) {
-    float acc0[4] = {0, 0, 0, 0}, acc1[4] = {0, 0, 0, 0};
+    float acc0[4] = {0, 0, 0, 0}, acc1[4] = {0, 0, 0, 0}, pacc0[4] = {0, 0, 0, 0},
+          pacc1[4] = {0, 0, 0, 0};
     for (size_t j = 0; j < 32; j += 8) {
       for (size_t l = 0; l < 4; ++l) {
         const float e0 = exp(x[j + l]);
@@ -41,26 +49,32 @@ double raddstore(size_t n, const float* x, float* y, Exp exp) {
         if (store) y[j + l] = e0, y[j + 4 + l] = e1;
         acc0[l] += e0;
         acc1[l] += e1;
+        if (kDot) pacc0[l] += term(x[j + l], e0), pacc1[l] += term(x[j + 4 + l], e1);
       }
     }
-    float a[4];
-    for (size_t l = 0; l < 4; ++l) a[l] = acc0[l] + acc1[l];
-    dlo[0] += a[0], dlo[1] += a[1], dhi[0] += a[2], dhi[1] += a[3];
+    float a[4], p[4];
+    for (size_t l = 0; l < 4; ++l) a[l] = acc0[l] + acc1[l], p[l] = pacc0[l] + pacc1[l];
+    fold(a, dlo, dhi);
+    if (kDot) fold(p, plo, phi);
   }
   for (; n >= 4; n -= 4, x += 4, y += store ? 4 : 0) {
-    float a[4];
+    float a[4], p[4];
     for (size_t l = 0; l < 4; ++l) {
       a[l] = exp(x[l]);
       if (store) y[l] = a[l];
+      p[l] = term(x[l], a[l]);
     }
-    dlo[0] += a[0], dlo[1] += a[1], dhi[0] += a[2], dhi[1] += a[3];
+    fold(a, dlo, dhi);
+    if (kDot) fold(p, plo, phi);
   }
-  double tail = 0;
+  double tail = 0, tail_dot = 0;
   for (size_t i = 0; i < n; ++i) {
     const float e = exp(x[i]);
     if (store) y[i] = e;
     tail += e;
+    if (kDot) tail_dot += term(x[i], e);
   }
+  if (kDot) *dot = (plo[0] + plo[1]) + (phi[0] + phi[1]) + tail_dot;
   return (dlo[0] + dlo[1]) + (dhi[0] + dhi[1]) + tail;
 }
 
@@ -88,6 +102,18 @@ double f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(size_t n, const float* x,
 double f32_raddstoreexpminusc__scalar_rr2_p5_u8_acc2(size_t n, const float* x, float nc, bool mask,
                                                      float* y) {
   return mask ? raddstoreexpminusc<true>(n, x, nc, y) : raddstoreexpminusc<false>(n, x, nc, y);
+}
+
+double f32_raddstoreexpdot__scalar_u8_acc2(size_t n, const float* x, float max, float t, float nc,
+                                           float* y, double* dot) {
+  if (nc == nc) {
+    const float bias = kMagic + 127.0f - nc;
+    return raddstore<true>(
+        n, x, y, [=](float v) { return exp_shifted<true>(v, bias); }, max, dot);
+  }
+  const float neg_max = -max, neg_max_t = neg_max / t;
+  return raddstore<true>(
+      n, x, y, [=](float v) { return exp_minus_max<true>(v, neg_max, t, neg_max_t); }, max, dot);
 }
 
 void f32_vscale__scalar_u4(size_t n, const float* x, float s, float* y) {

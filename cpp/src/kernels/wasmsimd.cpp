@@ -1,5 +1,6 @@
 // SIMD128 kernels, written once with the WebAssembly intrinsics; natively the
 // same source compiles through SIMDe (simd128.h).
+#include <cfloat>
 #include <cmath>
 
 #include "exp_rr2_p6.h"
@@ -145,35 +146,57 @@ inline v128_t high_half(v128_t a) { return wasm_i32x4_shuffle(a, a, 2, 3, 2, 3);
 // The loop shared by the exp-store-sum kernels: blocks of 32 elements in two
 // 4-lane float accumulators (8 values per lane), folded into two float64
 // lanes; then whole vectors, then a scalar tail. vexp and sexp are the vector
-// and the scalar exp, which give the same bits.
-template <typename VExp, typename SExp>
-double raddstore(size_t n, const float* x, float* y, VExp vexp, SExp sexp) {
+// and the scalar exp, which give the same bits. With kDot, *dot also receives
+// the sum of e * d, d = max(x - m, -FLT_MAX), in float products, summed as the
+// exponentials are (float accumulators per lane over each block, then double).
+template <bool kDot = false, typename VExp, typename SExp>
+double raddstore(size_t n, const float* x, float* y, VExp vexp, SExp sexp, float m = 0.0f,
+                 double* dot = nullptr) {
   const bool store = y != nullptr;  // a runtime test: half the instantiations, same speed
   v128_t dlo = wasm_f64x2_splat(0.0), dhi = wasm_f64x2_splat(0.0);
+  v128_t plo = dlo, phi = dlo;
+  const v128_t vm = wasm_f32x4_splat(m), floor = wasm_f32x4_splat(-FLT_MAX);
+  const auto term = [&](v128_t v, v128_t e) {
+    return wasm_f32x4_mul(e, wasm_f32x4_pmax(floor, wasm_f32x4_sub(v, vm)));
+  };
+  const auto fold = [&](v128_t a, v128_t* lo, v128_t* hi) {
+    *lo = wasm_f64x2_add(*lo, wasm_f64x2_promote_low_f32x4(a));
+    *hi = wasm_f64x2_add(*hi, wasm_f64x2_promote_low_f32x4(high_half(a)));
+  };
   for (; n >= 32; n -= 32, x += 32, y += store ? 32 : 0) {
-    v128_t acc0 = wasm_f32x4_splat(0.0f), acc1 = acc0;
+    v128_t acc0 = wasm_f32x4_splat(0.0f), acc1 = acc0, pacc0 = acc0, pacc1 = acc0;
     for (size_t j = 0; j < 32; j += 8) {
-      const v128_t e0 = vexp(wasm_v128_load(x + j));
-      const v128_t e1 = vexp(wasm_v128_load(x + j + 4));
+      const v128_t v0 = wasm_v128_load(x + j), v1 = wasm_v128_load(x + j + 4);
+      const v128_t e0 = vexp(v0);
+      const v128_t e1 = vexp(v1);
       if (store) wasm_v128_store(y + j, e0), wasm_v128_store(y + j + 4, e1);
       acc0 = wasm_f32x4_add(acc0, e0);
       acc1 = wasm_f32x4_add(acc1, e1);
+      if (kDot) {
+        pacc0 = wasm_f32x4_add(pacc0, term(v0, e0));
+        pacc1 = wasm_f32x4_add(pacc1, term(v1, e1));
+      }
     }
-    const v128_t a = wasm_f32x4_add(acc0, acc1);
-    dlo = wasm_f64x2_add(dlo, wasm_f64x2_promote_low_f32x4(a));
-    dhi = wasm_f64x2_add(dhi, wasm_f64x2_promote_low_f32x4(high_half(a)));
+    fold(wasm_f32x4_add(acc0, acc1), &dlo, &dhi);
+    if (kDot) fold(wasm_f32x4_add(pacc0, pacc1), &plo, &phi);
   }
   for (; n >= 4; n -= 4, x += 4, y += store ? 4 : 0) {
-    const v128_t a = vexp(wasm_v128_load(x));
+    const v128_t v = wasm_v128_load(x);
+    const v128_t a = vexp(v);
     if (store) wasm_v128_store(y, a);
-    dlo = wasm_f64x2_add(dlo, wasm_f64x2_promote_low_f32x4(a));
-    dhi = wasm_f64x2_add(dhi, wasm_f64x2_promote_low_f32x4(high_half(a)));
+    fold(a, &dlo, &dhi);
+    if (kDot) fold(term(v, a), &plo, &phi);
   }
-  double tail = 0;
+  double tail = 0, tail_dot = 0;
   for (size_t i = 0; i < n; ++i) {
     const float e = sexp(x[i]);
     if (store) y[i] = e;
     tail += e;
+    if (kDot) tail_dot += e * pmax(-FLT_MAX, x[i] - m);
+  }
+  if (kDot) {
+    *dot = (wasm_f64x2_extract_lane(plo, 0) + wasm_f64x2_extract_lane(plo, 1)) +
+           (wasm_f64x2_extract_lane(phi, 0) + wasm_f64x2_extract_lane(phi, 1)) + tail_dot;
   }
   return (wasm_f64x2_extract_lane(dlo, 0) + wasm_f64x2_extract_lane(dlo, 1)) +
          (wasm_f64x2_extract_lane(dhi, 0) + wasm_f64x2_extract_lane(dhi, 1)) + tail;
@@ -209,6 +232,23 @@ double f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(size_t n, const float* 
 double f32_raddstoreexpminusc__wasmsimd_rr2_p5_u8_acc2(size_t n, const float* x, float nc,
                                                        bool mask, float* y) {
   return mask ? raddstoreexpminusc<true>(n, x, nc, y) : raddstoreexpminusc<false>(n, x, nc, y);
+}
+
+double f32_raddstoreexpdot__wasmsimd_u8_acc2(size_t n, const float* x, float max, float t, float nc,
+                                             float* y, double* dot) {
+  if (nc == nc) {  // softmax's fast path, its lanes below 2^-126 masked
+    const float bias_s = kMagic + 127.0f - nc;
+    const v128_t bias = wasm_f32x4_splat(bias_s);
+    return raddstore<true>(
+        n, x, y, [=](v128_t v) { return exp_shifted_x4<true>(v, bias); },
+        [=](float v) { return exp_shifted<true>(v, bias_s); }, max, dot);
+  }
+  const float neg_max_s = -max, neg_max_t_s = neg_max_s / t;
+  const v128_t neg_max = wasm_f32x4_splat(neg_max_s), neg_max_t = wasm_f32x4_splat(neg_max_t_s);
+  const v128_t vt = wasm_f32x4_splat(t);
+  return raddstore<true>(
+      n, x, y, [=](v128_t v) { return exp_minus_max_x4<true>(v, neg_max, vt, neg_max_t); },
+      [=](float v) { return exp_minus_max<true>(v, neg_max_s, t, neg_max_t_s); }, max, dot);
 }
 
 void f32_vscale__wasmsimd_u8(size_t n, const float* x, float s, float* y) {

@@ -6,6 +6,7 @@
 
 #include "math_f64.h"
 #include "smx/softmax.h"
+#include "softmax_parts.h"
 #include "steps/steps.h"
 
 namespace smx::steps {
@@ -30,24 +31,6 @@ double dynamic_t(double h, double lo, double hi, double log_m, double exponent) 
   return lo + (hi - lo) * pow_f64(h / log_m, exponent);
 }
 
-// The float T' every entropy in [h - bound, h + bound] rounds to, when that is
-// one float with room to spare (T' moves with the entropy by far less than a
-// float's spacing, and rounding noise in pow is far below the room); NaN if not.
-float dynamic_t_bounded(const Candidates::Entropy& b, double lo, double hi, double log_m,
-                        double exponent) {
-  const double d1 = dynamic_t(b.h - b.bound, lo, hi, log_m, exponent);
-  const double d2 = dynamic_t(b.h + b.bound, lo, hi, log_m, exponent);
-  const auto f = static_cast<float>(d1);
-  if (static_cast<float>(d2) != f || !(f - f == 0.0f)) return NAN;
-  const double up = std::nextafter(f, INFINITY), down = std::nextafter(f, -INFINITY);
-  const double room = 0x1p-30 * (f < 0.0f ? -f : f) + 1e-300;
-  const double a = std::min(d1, d2), z = std::max(d1, d2);
-  if (!(a > (static_cast<double>(f) + down) / 2.0 + room) ||
-      !(z < (static_cast<double>(f) + up) / 2.0 - room))
-    return NAN;
-  return f;
-}
-
 }  // namespace
 
 void dynamic_temperature(Candidates& c, const Workspace& w, float t, double range,
@@ -56,13 +39,14 @@ void dynamic_temperature(Candidates& c, const Workspace& w, float t, double rang
   const double lo = std::max(0.0, static_cast<double>(t) - range);
   const double hi = static_cast<double>(t) + range;
   const double log_m = log_f64(static_cast<double>(c.size));
-  float dyn = NAN;
-  if (w.bounded && c.size > 1024) {
-    const Candidates::Entropy b = c.entropy_bounded();
-    if (b.ok) dyn = dynamic_t_bounded(b, lo, hi, log_m, exponent);
-  }
-  if (dyn != dyn)
-    dyn = static_cast<float>(dynamic_t(c.entropy(w.logprob), lo, hi, log_m, exponent));
+  // The entropy from one exp pass that stores nothing (the distribution at T'
+  // is computed after); where softmax treats the candidates otherwise (+Infinity
+  // entries, a one-hot rounding), from its outputs.
+  double dot = 0.0;
+  const SoftmaxParts parts = softmax_parts(c.logit, c.size, c.t, c.min_max(), nullptr, &dot);
+  const double h =
+      parts.kind == SoftmaxParts::Kind::kScaled ? parts.entropy(dot) : c.entropy(w.logprob);
+  const auto dyn = static_cast<float>(dynamic_t(h, lo, hi, log_m, exponent));
   if (!(dyn > 0.0f)) return c.keep_only(c.first_max());  // as llama.cpp's temp <= 0
   c.t = dyn;
 }
