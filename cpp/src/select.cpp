@@ -381,6 +381,12 @@ MassCut mass_cut_by_key_among(const double* key, const float* w, const uint32_t*
   return radix_mass_cut(count, w, target, KeyOfDouble{key}, kDigits64, scratch, scratch);
 }
 
+MassCut mass_cut_by_key_after(const double* key, const float* w, uint32_t* list, size_t n,
+                              double target, double before, size_t rank) {
+  if (n == 0) return {0, 0, false, 0.0};
+  return radix_mass_cut(n, w, target, KeyOfDouble{key}, kDigits64, list, list, 0, before, rank);
+}
+
 MassCut mass_cut_by_key(const double* key, const float* w, size_t m, double target,
                         uint32_t* scratch) {
   return radix_mass_cut(m, w, target, KeyOfDouble{key}, kDigits64, scratch);

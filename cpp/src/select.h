@@ -133,6 +133,13 @@ MassCut mass_cut_by_key_binned(const double* key, const float* w, const uint32_t
 MassCut mass_cut_by_key_among(const double* key, const float* w, const uint32_t* among,
                               size_t count, double target, uint32_t* scratch);
 
+// mass_cut_by_key over list[0, n) (positions; reordered in place), which
+// follow in the order `rank` elements of mass `before` (summed exactly, as
+// the radix cut's sums): the cut within a bin of keys whose predecessors the
+// caller has summed.
+MassCut mass_cut_by_key_after(const double* key, const float* w, uint32_t* list, size_t n,
+                              double target, double before, size_t rank);
+
 // The same as mass_cut for the order by key; keys are >= 0 doubles or
 // +Infinity.
 MassCut mass_cut_by_key(const double* key, const float* w, size_t m, double target,
