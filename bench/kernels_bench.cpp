@@ -179,29 +179,6 @@ benchmark::internal::Benchmark* Register(const char* name, k::raddscaleindexge_u
   });
 }
 
-benchmark::internal::Benchmark* Register(const char* name, k::rscaledot_ukernel* fn) {
-  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
-    const auto x = Scores(state.range(0));
-    const float m = Max(x);
-    double out[2];
-    for (auto _ : state) {
-      fn(x.size(), x.data(), 0.5f, x.data(), m, 1.0f, out);
-      benchmark::DoNotOptimize(out);
-    }
-    Done(state, x.size());
-  });
-}
-
-benchmark::internal::Benchmark* Register(const char* name, k::rentropy_ukernel* fn) {
-  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
-    const auto x = Scores(state.range(0));
-    std::vector<float> q(x.size(), 1.0f / static_cast<float>(x.size()));
-    const float m = Max(x);
-    for (auto _ : state) benchmark::DoNotOptimize(fn(x.size(), x.data(), q.data(), m, 1.0f, 10.0f));
-    Done(state, x.size());
-  });
-}
-
 // A grammar-like mask: words all clear, all set and mixed, in turn.
 benchmark::internal::Benchmark* Register(const char* name, k::vbitmask_ukernel* fn) {
   return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {

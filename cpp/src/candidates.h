@@ -72,38 +72,6 @@ struct Candidates {
   // returns the entropy H = -sum p log p over the entries with p > 0.
   double entropy(float* logprob);
 
-  // The entropy at temperature t from lane sums (the rentropy kernel): h
-  // within `bound` of entropy()'s, whose sums are sequential. Also prob (as
-  // softmax() gives it; total is left as it is). ok false where softmax()
-  // treats the candidates otherwise (softmax_parts.h): then use entropy().
-  struct Entropy {
-    double h, bound;
-    bool ok;
-    double total;   // the lane sum of prob (within size 2^-53 of the exact sum)
-    float max;      // the max logit
-    float log_sum;  // log_softmax's log of its sum: lq = vlogsoftmax(logit, max, t, log_sum)
-  };
-  Entropy entropy_bounded();
-
-  // The entropy at temperature t (as entropy() gives it) within `bound` of h,
-  // from one pass of lane sums over the exponentials and the logits, without
-  // log_softmax's own sum: h = c Q - A with Q the sum of p, A the sum of p (x
-  // - max) / t and c log_softmax's log of its sum, known within about 2^-20
-  // on softmax's T = 1 fast path (from softmax's sum), exactly otherwise; the
-  // bound adds up c's uncertainty, the rounding of each log-probability and of
-  // the sums. A bound near 1e-6 (the entropy()'s own rounding is of that size):
-  // for steps that need the entropy to about that. prob receives the
-  // exponentials (scale them by parts.inv for softmax()'s output). ok false
-  // where softmax() treats the candidates otherwise: then use entropy().
-  struct EntropyEstimate {
-    double h, bound;
-    bool ok;
-    SoftmaxParts parts;
-    double total;  // the lane sum of p (within size 2^-53 of the exact sum)
-    double c, dc;  // log_softmax's c lies within [c - dc, c + dc]
-  };
-  EntropyEstimate entropy_estimate();
-
   // The position of vocabulary index i, or size if i is not a candidate.
   size_t find(uint32_t i) const;
 

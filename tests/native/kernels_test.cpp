@@ -49,11 +49,9 @@ struct Variants {
   std::vector<Variant<k::raddstorescale_ukernel>> raddstorescale;
   std::vector<Variant<k::rsumsqdiff_ukernel>> rsumsqdiff;
   std::vector<Variant<k::indexge_ukernel>> indexge;
-  std::vector<Variant<k::rentropy_ukernel>> rentropy;
   std::vector<Variant<k::vbitmask_ukernel>> vbitmask;
   std::vector<Variant<k::findabovemasked_ukernel>> findabovemasked;
   std::vector<Variant<k::raddscaleindexge_ukernel>> raddscaleindexge;
-  std::vector<Variant<k::rscaledot_ukernel>> rscaledot;
 };
 
 const Variants& all() {
@@ -343,34 +341,6 @@ TEST(Kernels, RsumsqdiffSumsDeviationsAndSquaresInDouble) {
   }
 }
 
-TEST(Kernels, RentropySumsProbabilityTimesLogSoftmax) {
-  auto* const S = scalar(all().rentropy);
-  auto* const L = scalar(all().vlogsoftmax);
-  for (const auto& v : all().rentropy) {
-    for (size_t n : sizes()) {
-      for (float t : {1.0f, 0.7f}) {
-        auto x = ref::normal(n, 3.0, static_cast<uint32_t>(n) + 31);
-        if (n > 10) x[n / 3] = -INFINITY;
-        const float m = k::f32_rmax__scalar_u4(n, x.data());
-        std::vector<float> q(n), l(n);
-        double sum = 0;
-        for (size_t i = 0; i < n; ++i) sum += q[i] = static_cast<float>(std::exp((x[i] - m) / t));
-        for (auto& e : q) e = static_cast<float>(e / sum);
-        const float c = static_cast<float>(std::log(sum));
-        L(n, x.data(), m, t, c, l.data());
-        long double want = 0;
-        for (size_t i = 0; i < n; ++i)
-          if (q[i] > 0) want += static_cast<long double>(q[i]) * l[i];
-        const double got = v.fn(n, x.data(), q.data(), m, t, c);
-        ASSERT_EQ(got, S(n, x.data(), q.data(), m, t, c)) << v.name << " n=" << n;
-        EXPECT_LE(std::fabs(static_cast<double>(got - want)),
-                  (n + 4) * 0x1p-52 * std::fabs(static_cast<double>(want)) + 1e-300)
-            << v.name << " n=" << n;
-      }
-    }
-  }
-}
-
 TEST(Kernels, IndexgeListsThePositionsAtOrAboveTheThreshold) {
   for (const auto& v : all().indexge) {
     for (size_t n : sizes()) {
@@ -563,36 +533,6 @@ TEST(Kernels, RaddscaleindexgeSumsAsRaddstorescaleAndListsAsIndexge) {
           ASSERT_EQ(got_sum, want_sum) << v.name << " n=" << n << " t=" << t;
           ASSERT_EQ(got, want) << v.name << " n=" << n << " t=" << t;
         }
-      }
-    }
-  }
-}
-
-TEST(Kernels, RscaledotSumsTheScaledValuesAndTheirProductsWithTheShiftedLogits) {
-  auto* const S = scalar(all().rscaledot);
-  auto* const sum = scalar(all().raddstorescale);
-  for (const auto& v : all().rscaledot) {
-    for (size_t n : sizes()) {
-      auto g = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 41);
-      auto x = ref::normal(n + 1, 1.0, static_cast<uint32_t>(n) + 43);
-      for (auto& e : x) e = std::fabs(e);
-      const float m = 2.5f;
-      for (float r : {1.0f, 1.0f / 0.7f}) {
-        double got[2], want[2];
-        v.fn(n, x.data() + 1, 0.37f, g.data(), m, r, got);
-        S(n, x.data() + 1, 0.37f, g.data(), m, r, want);
-        ASSERT_EQ(got[0], want[0]) << v.name << " n=" << n;
-        ASSERT_EQ(got[1], want[1]) << v.name << " n=" << n;
-        std::vector<float> y(n);
-        ASSERT_EQ(got[0], sum(n, x.data() + 1, 0.37f, y.data())) << v.name << " n=" << n;
-        long double exact = 0, mag = 0;
-        for (size_t i = 0; i < n; ++i) {
-          const long double term = static_cast<long double>(y[i]) * ((g[i] - m) * r);
-          exact += term, mag += std::fabs(term);
-        }
-        EXPECT_LE(std::fabs(static_cast<double>(got[1] - exact)),
-                  static_cast<double>((n + 8) * 0x1p-52 * mag) + 1e-300)
-            << v.name << " n=" << n;
       }
     }
   }

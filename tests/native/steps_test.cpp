@@ -121,29 +121,6 @@ TEST(Steps, BoundedPathsGiveTheDefinitionsCandidates) {
   EXPECT_GT(cases, 1000u);
 }
 
-// Candidates::entropy_estimate: within its bound of entropy()'s entropy (the
-// definition's), on the fast path and off it, and the bound tight enough to be
-// of use (below 1e-4 on these inputs).
-TEST(Steps, EntropyEstimateBoundsTheDefinitionsEntropy) {
-  const auto xs = inputs();
-  size_t cases = 0;
-  for (size_t k = 0; k < xs.size(); ++k) {
-    for (float t : {1.0f, 0.7f, 1.3f}) {
-      ::Run a(xs[k], t, 1, true), b(xs[k], t, 1, false);
-      const smx::Candidates::EntropyEstimate e = a.c.entropy_estimate();
-      const double h = b.c.entropy(b.logprob.data());
-      ASSERT_TRUE(e.ok) << "input " << k << " T=" << t;
-      EXPECT_LE(std::fabs(e.h - h), e.bound) << "input " << k << " T=" << t;
-      EXPECT_LT(e.bound, 1e-4) << "input " << k << " T=" << t;
-      // prob: the exponentials, which scale to softmax()'s output.
-      for (size_t p = 0; p < a.c.size; p += 97)
-        ASSERT_EQ(ref::bits(a.c.prob[p] * e.parts.inv), ref::bits(b.c.prob[p]));
-      ++cases;
-    }
-  }
-  EXPECT_GT(cases, 50u);
-}
-
 // The one-pass entropy and mean logit (softmax_parts with its dot, which
 // dynamic temperature and typical sampling read) against long double, on
 // softmax's fast path (T = 1, 256+ entries) and off it: within 2^-20 (1 + the

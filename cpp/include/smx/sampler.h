@@ -36,7 +36,11 @@
 //       min-p), within a relative kMassSlack.
 //     - typical_p m (1 = off): HF TypicalLogitsWarper: with entropy
 //       H = -sum p log p, the shortest prefix of the order by |-log p_i - H|
-//       (ties by lower index) whose mass reaches m.
+//       (ties by lower index) whose mass reaches m. As -log p_i - H =
+//       (mu - g_i) / T with mu = sum p_i g_i, the mean logit, the key is
+//       |g_i - mu| in double, mu from the softmax pass's own sums (S = sum e_i
+//       and D = sum e_i (g_i - max), mu = max + D / S); the mass to reach is m
+//       times S * float(1 / S).
 //     The further steps (each off by default, each a no-op when off: no PRNG
 //     output, no change):
 //     - top_n_sigma n (0 = off): llama.cpp top-n-sigma: keeps g >= max - n * std
@@ -55,8 +59,12 @@
 //       distribution.
 //     - dynatemp (dynatemp_range r > 0, dynatemp_exponent e): llama.cpp
 //       temp_ext: T' = lo + (hi - lo) (H / log m)^e, lo = max(0, T - r),
-//       hi = T + r, H the entropy at T' = 1 over the m candidates (m >= 2);
-//       T' <= 0 is greedy. With r > 0 the temperature step does nothing.
+//       hi = T + r, H the entropy at the temperature so far (T = 1 unless a
+//       step before set it) over the m candidates (m >= 2), from the softmax
+//       pass's own sums: H = log S - (D / S + max - s) / T with S and D as for
+//       typical_p and s the pass's shift (max, or the multiple of ln 2 of the
+//       T = 1 fast path); T' <= 0 is greedy. With r > 0 the temperature step
+//       does nothing.
 //     - epsilon_cutoff e (0 = off): HF EpsilonLogitsWarper: keeps p_i >= e.
 //     - eta_cutoff e (0 = off): HF EtaLogitsWarper: keeps p_i >= min(e,
 //       sqrt(e) exp(-H)).
@@ -105,9 +113,10 @@
 // the bound leaves the answer open: the same results, bit for bit, at about
 // the cost of one softmax pass (tests/native/steps_test.cpp and draw_test.cpp
 // compare the two paths). Top-p and typical cut by radix mass histograms over
-// the candidates that can hold the cut; when their sums could round
-// differently from the sorted cumulative sum (a probability < 2^-29 in the
-// prefix), growing prefixes, then a mass-weighted quickselect decide.
+// the candidates that can hold the cut (for typical, a band of logits around
+// mu); when their sums could round differently from the sorted cumulative sum
+// (a probability < 2^-29 in the prefix), growing prefixes, then a
+// mass-weighted quickselect decide.
 #pragma once
 #include <cstddef>
 #include <cstdint>

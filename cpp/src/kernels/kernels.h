@@ -40,17 +40,9 @@
 //                                    in double (x[i] promoted, c a double): two float64
 //                                    lanes each for the low and high pair of each group of
 //                                    4, (lo0 + lo1) + (hi0 + hi1) + the tail in order.
-//   rentropy(n, x, q, m, t, c)      -> the sum over q[i] > 0 of q[i] * l[i] in double, l[i] =
-//                                    vlogsoftmax's output for x[i] (with m, t, c): two float64
-//                                    lanes each for the low and high pair of each group of 4,
-//                                    (lo0 + lo1) + (hi0 + hi1) + the tail in order
 //   raddscaleindexge(n, x, s, g, t, out, count)
 //                                    -> the sum of x[i] * s (float products) as raddstorescale's,
 //                                    storing nothing; and indexge(n, g, t, out) into out, count
-//   rscaledot(n, x, s, g, m, r, out) out[0] = the sum of q[i] = x[i] * s (float products) as
-//                                    raddstorescale's; out[1] = the sum of q[i] * d[i] in double,
-//                                    d[i] = (g[i] - m) * r in float (the products exact in
-//                                    double): the same lanes and order
 //   indexge(n, x, t, out)           -> the count of i with x[i] >= t; out receives those i,
 //                                    ascending (out has room for n; entries past the count
 //                                    may be written)
@@ -96,12 +88,8 @@ using indexge_ukernel = size_t(size_t n, const float* x, float t, uint32_t* out)
 using findabovemasked_ukernel = size_t(size_t n, const float* x, float t, const uint32_t* mask,
                                        size_t first);
 using vbitmask_ukernel = size_t(size_t n, const float* x, const uint32_t* mask, float* y);
-using rscaledot_ukernel = void(size_t n, const float* x, float s, const float* g, float m, float r,
-                               double* out);
 using raddscaleindexge_ukernel = double(size_t n, const float* x, float s, const float* g, float t,
                                         uint32_t* out, size_t* count);
-using rentropy_ukernel = double(size_t n, const float* x, const float* q, float max, float t,
-                                float c);
 
 #define SMX_KERNEL(op, name, isa) op##_ukernel name;
 #include "kernels.inc"

@@ -175,41 +175,6 @@ double f32_raddscaleindexge__scalar_u4(size_t n, const float* x, float s, const 
   return (lo[0] + lo[1]) + (hi[0] + hi[1]) + tail;
 }
 
-void f64_rscaledot__scalar_u4(size_t n, const float* x, float s, const float* g, float m, float r,
-                              double* out) {
-  double lo[2] = {0, 0}, hi[2] = {0, 0}, dlo[2] = {0, 0}, dhi[2] = {0, 0};
-  const auto q = [&](size_t i) { return static_cast<double>(x[i] * s); };
-  const auto d = [&](size_t i) { return static_cast<double>((g[i] - m) * r); };
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    lo[0] += q(i), lo[1] += q(i + 1), hi[0] += q(i + 2), hi[1] += q(i + 3);
-    dlo[0] += q(i) * d(i), dlo[1] += q(i + 1) * d(i + 1);
-    dhi[0] += q(i + 2) * d(i + 2), dhi[1] += q(i + 3) * d(i + 3);
-  }
-  double ts = 0, td = 0;
-  for (; i < n; ++i) ts += q(i), td += q(i) * d(i);
-  out[0] = (lo[0] + lo[1]) + (hi[0] + hi[1]) + ts;
-  out[1] = (dlo[0] + dlo[1]) + (dhi[0] + dhi[1]) + td;
-}
-
-double f64_rentropy__scalar_u4(size_t n, const float* x, const float* q, float max, float t,
-                               float c) {
-  const float neg_max = -max, neg_max_t = neg_max / t;
-  const auto term = [&](size_t i) {
-    return q[i] > 0.0f ? static_cast<double>(q[i]) *
-                             static_cast<double>(log_softmax_one(x[i], neg_max, t, neg_max_t, c))
-                       : 0.0;
-  };
-  double lo[2] = {0, 0}, hi[2] = {0, 0};
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    lo[0] += term(i), lo[1] += term(i + 1), hi[0] += term(i + 2), hi[1] += term(i + 3);
-  }
-  double tail = 0;
-  for (; i < n; ++i) tail += term(i);
-  return (lo[0] + lo[1]) + (hi[0] + hi[1]) + tail;
-}
-
 float exp_f32(float x) {
   if (x != x) return x;
   if (x > 0x1.62E42Ep+6f) return std::numeric_limits<float>::infinity();  // > ln(FLT_MAX)

@@ -318,68 +318,6 @@ void f64_rsumsqdiff__wasmsimd_u4(size_t n, const float* x, double c, double* out
            (wasm_f64x2_extract_lane(qhi, 0) + wasm_f64x2_extract_lane(qhi, 1)) + tq;
 }
 
-void f64_rscaledot__wasmsimd_u4(size_t n, const float* x, float s, const float* g, float m, float r,
-                                double* out) {
-  const v128_t vs = wasm_f32x4_splat(s), vm = wasm_f32x4_splat(m), vr = wasm_f32x4_splat(r);
-  v128_t lo = wasm_f64x2_splat(0.0), hi = lo, dlo = lo, dhi = lo;
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const v128_t a = wasm_f32x4_mul(wasm_v128_load(x + i), vs);
-    const v128_t d = wasm_f32x4_mul(wasm_f32x4_sub(wasm_v128_load(g + i), vm), vr);
-    const v128_t alo = wasm_f64x2_promote_low_f32x4(a);
-    const v128_t ahi = wasm_f64x2_promote_low_f32x4(high_half(a));
-    lo = wasm_f64x2_add(lo, alo), hi = wasm_f64x2_add(hi, ahi);
-    dlo = wasm_f64x2_add(dlo, wasm_f64x2_mul(alo, wasm_f64x2_promote_low_f32x4(d)));
-    dhi = wasm_f64x2_add(dhi, wasm_f64x2_mul(ahi, wasm_f64x2_promote_low_f32x4(high_half(d))));
-  }
-  double ts = 0, td = 0;
-  for (; i < n; ++i) {
-    const auto q = static_cast<double>(x[i] * s);
-    ts += q, td += q * static_cast<double>((g[i] - m) * r);
-  }
-  out[0] = (wasm_f64x2_extract_lane(lo, 0) + wasm_f64x2_extract_lane(lo, 1)) +
-           (wasm_f64x2_extract_lane(hi, 0) + wasm_f64x2_extract_lane(hi, 1)) + ts;
-  out[1] = (wasm_f64x2_extract_lane(dlo, 0) + wasm_f64x2_extract_lane(dlo, 1)) +
-           (wasm_f64x2_extract_lane(dhi, 0) + wasm_f64x2_extract_lane(dhi, 1)) + td;
-}
-
-double f64_rentropy__wasmsimd_u4(size_t n, const float* x, const float* q, float max, float t,
-                                 float c) {
-  const float neg_max_s = -max, neg_max_t_s = neg_max_s / t;
-  const v128_t neg_max = wasm_f32x4_splat(neg_max_s), neg_max_t = wasm_f32x4_splat(neg_max_t_s);
-  const v128_t vt = wasm_f32x4_splat(t), vc = wasm_f32x4_splat(c);
-  const v128_t minus_inf = wasm_f32x4_splat(-INFINITY), zero = wasm_f32x4_splat(0.0f);
-  const bool scaled = t != 1.0f;
-  v128_t lo = wasm_f64x2_splat(0.0), hi = lo;
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    v128_t z, e;
-    if (scaled) {
-      scaled_diff_x4<true>(wasm_v128_load(x + i), neg_max, vt, neg_max_t, &z, &e);
-    } else {
-      scaled_diff_x4<false>(wasm_v128_load(x + i), neg_max, vt, neg_max_t, &z, &e);
-    }
-    const v128_t r = wasm_f32x4_add(wasm_f32x4_sub(z, vc), e);
-    const v128_t l = wasm_v128_bitselect(minus_inf, r, wasm_f32x4_eq(z, minus_inf));
-    const v128_t vq = wasm_v128_load(q + i);
-    const v128_t pos = wasm_f32x4_gt(vq, zero);
-    const v128_t plo =
-        wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(vq), wasm_f64x2_promote_low_f32x4(l));
-    const v128_t phi = wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(high_half(vq)),
-                                      wasm_f64x2_promote_low_f32x4(high_half(l)));
-    lo = wasm_f64x2_add(lo, wasm_v128_and(plo, wasm_i64x2_extend_low_i32x4(pos)));
-    hi = wasm_f64x2_add(hi, wasm_v128_and(phi, wasm_i64x2_extend_high_i32x4(pos)));
-  }
-  double tail = 0;
-  for (; i < n; ++i) {
-    if (q[i] > 0.0f)
-      tail += static_cast<double>(q[i]) *
-              static_cast<double>(log_softmax_one(x[i], neg_max_s, t, neg_max_t_s, c));
-  }
-  return (wasm_f64x2_extract_lane(lo, 0) + wasm_f64x2_extract_lane(lo, 1)) +
-         (wasm_f64x2_extract_lane(hi, 0) + wasm_f64x2_extract_lane(hi, 1)) + tail;
-}
-
 namespace {
 
 // For each 4-bit lane mask, the lanes that are set, packed to the front.

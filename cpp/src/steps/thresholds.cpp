@@ -137,85 +137,15 @@ void epsilon_cutoff(Candidates& c, const Workspace& w, double e) {
   keep_prob_at_least(c, w, e);
 }
 
-namespace {
-
-// eta's threshold from a bounded entropy: for every H in [h - bound, h +
-// bound] the same candidates pass (their stored probabilities lie outside the
-// range the threshold can take), or false.
-bool eta_bounded(Candidates& c, const Workspace& w, double e, const Candidates::Entropy& b) {
-  const auto theta = [e](double h) { return std::min(e, std::sqrt(e) * exp_f64(-h)); };
-  const double t_lo = theta(b.h + b.bound) * (1.0 - 0x1p-48);
-  const double t_hi = theta(b.h - b.bound) * (1.0 + 0x1p-48);
-  const float* q = c.prob;
-  // The probabilities >= t_lo: those >= the least float >= t_lo.
-  float f_lo = static_cast<float>(t_lo);
-  if (static_cast<double>(f_lo) < t_lo) f_lo = std::nextafter(f_lo, INFINITY);
-  const size_t count = sel::at_least(q, c.size, f_lo, w.perm);
-  size_t kept = 0;
-  for (size_t i = 0; i < count; ++i) {
-    const double v = q[w.perm[i]];
-    if (!(v < t_hi) && !(v < t_lo)) {
-      ++kept;
-    } else if (!(v < t_lo)) {
-      return false;  // between: the definition's entropy decides
-    }
-  }
-  if (kept == c.size) return true;
-  if (kept < w.min_keep) {
-    top_k(c, w, w.min_keep);
-    return true;
-  }
-  c.retain_if([q, t_hi](size_t p) { return !(static_cast<double>(q[p]) < t_hi); }, w.perm, count);
-  return true;
-}
-
-// The same from the entropy estimate (Candidates::entropy_estimate), deciding
-// by the logits: below the band of the lowest threshold the entropy allows
-// every probability is under it, above the band of the highest at or over
-// it; in between, each probability is computed, and one between the two
-// thresholds leaves the answer open (false, nothing changed but prob).
-bool eta_estimated(Candidates& c, const Workspace& w, double e) {
-  const Candidates::EntropyEstimate b = c.entropy_estimate();
-  if (!b.ok) return false;
-  const auto theta = [e](double h) { return std::min(e, std::sqrt(e) * exp_f64(-h)); };
-  const double t_lo = theta(b.h + b.bound) * (1.0 - 0x1p-48);
-  const double t_hi = theta(b.h - b.bound) * (1.0 + 0x1p-48);
-  const SoftmaxParts& parts = b.parts;
-  float lo, hi, unused;
-  if (!parts.logit_band(t_lo, &lo, &unused) || !parts.logit_band(t_hi, &unused, &hi)) return false;
-  const float* g = c.logit;
-  uint32_t* list = w.perm;
-  const size_t count = sel::at_least(g, c.size, lo, list);
-  size_t kept = 0;  // list[0, kept): the kept positions so far
-  for (size_t i = 0; i < count; ++i) {
-    const uint32_t p = list[i];
-    const float v = g[p];
-    bool keep = v >= hi;
-    if (!keep) {
-      const auto q = static_cast<double>(parts.prob_of(v));
-      if (!(q < t_lo) && q < t_hi) return false;
-      keep = !(q < t_hi);
-    }
-    list[kept] = p;
-    kept += keep;
-  }
-  if (kept == c.size) return true;
-  if (kept < w.min_keep) {
-    top_k(c, w, w.min_keep);
-    return true;
-  }
-  c.keep_listed(list, kept);
-  return true;
-}
-
-}  // namespace
-
 void eta_cutoff(Candidates& c, const Workspace& w, double e) {
   if (!(e > 0.0) || c.size <= 1) return;
-  if (w.bounded && c.size > 1024) {
-    if (eta_estimated(c, w, e)) return;
-    const Candidates::Entropy b = c.entropy_bounded();
-    if (b.ok && eta_bounded(c, w, e, b)) return;
+  // The entropy from the softmax pass's own sums (as typical and dynatemp);
+  // where softmax treats the candidates otherwise, from its outputs.
+  double dot = 0.0;
+  const SoftmaxParts parts = softmax_parts(c.logit, c.size, c.t, c.min_max(), nullptr, &dot);
+  if (parts.kind == SoftmaxParts::Kind::kScaled) {
+    const double h = parts.entropy(dot);
+    return keep_prob_at_least(c, w, parts, std::min(e, std::sqrt(e) * exp_f64(-h)));
   }
   const double h = c.entropy(w.logprob);
   const double threshold = std::min(e, std::sqrt(e) * exp_f64(-h));
