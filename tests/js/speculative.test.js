@@ -313,7 +313,12 @@ describe.each(BUILDS)('$build build', ({ simd }) => {
     const fresh = sm.createSampler({ seed: 5 });
     const fn = 'Sampler.verifyDraft';
     expect(() => s.verifyDraft([1], q, new Float32Array(7))).toThrow(new RangeError(`${fn}: targetLogits has 7 entries, not 2 rows (one per draft token and one more) of the vocabulary`));
-    expect(() => s.verifyDraft([1], q.subarray(0, 3), target)).toThrow(/draftProbs has 3 entries; 1 draft tokens over a vocabulary of 4 need 4/);
+    expect(() => s.verifyDraft([1], q.subarray(0, 3), target)).toThrow(
+      new RangeError(`${fn}: draftProbs (3 entries) and targetLogits (8 entries) disagree: 1 draft tokens need 1 rows of draftProbs and 2 rows of targetLogits over one vocabulary (draftProbs gives 3 per row, targetLogits 4)`),
+    );
+    // A target with the wrong number of rows names it too (it used to blame draftProbs alone).
+    expect(() => s.verifyDraft([1], q, new Float32Array(12))).toThrow(/draftProbs \(4 entries\) and targetLogits \(12 entries\) disagree: .*draftProbs gives 4 per row, targetLogits 6/);
+    expect(() => s.verifyDraft([1, 2], q.subarray(0, 3), new Float32Array(12))).toThrow(/draftProbs has 3 entries; 2 draft tokens over a vocabulary of 4 need 8/);
     expect(() => s.verifyDraft([4], q, target)).toThrow(/draftTokens\[0\] = 4 is outside the vocabulary \(4 entries\)/);
     expect(() => s.verifyDraft([-1], q, target)).toThrow(/draftTokens\[0\]/);
     expect(() => s.verifyDraft('1', q, target)).toThrow(TypeError);
@@ -327,6 +332,7 @@ describe.each(BUILDS)('$build build', ({ simd }) => {
     expect(() => s.verifyDraft([1], q, new Float32Array([-Infinity, -Infinity, -Infinity, -Infinity, 0, 0, 0, 0]))).toThrow(/every entry of targetLogits row 0 is -Infinity/);
     expect(() => s.verifyDraft([1], q, target, { mask: new Uint32Array(1) })).toThrow(/mask has 1 words; 2 rows of 4 tokens need 2 \(ceil\(4 \/ 32\) = 1 per row\)/);
     expect(() => s.verifyDraft([1], q, target, { mask: [1, 2] })).toThrow(TypeError);
+    expect(() => s.verifyDraft([1], q, target, { mask: [~0, ~0] })).toThrow(/mask must be a Uint32Array or an Int32Array .*, or a list of them \(one per row\), got an array of numbers: pass new Uint32Array/);
     expect(() => s.verifyDraft([1], q, target, { mask: [new Uint32Array(1), new Uint32Array(1)] })).toThrow(/mask row 0 allows no token/);
     expect(() => s.verifyDraft([1], q, target, { mask: [new Uint32Array(1)] })).toThrow(/mask has 1 rows, expected 2/);
     expect(() => s.verifyDraft([1], q, { data: new Float32Array(8), dims: [2, 1, 4] })).toThrow(/2 batch rows/);

@@ -269,8 +269,11 @@ export type TokenBitmask = Uint32Array | Int32Array;
 
 /** Options of one sampler call. */
 export interface SampleOptions {
-  /** Forbidden tokens are removed before logitBias, the penalties and every step; minKeep cannot bring them back. */
-  mask?: TokenBitmask;
+  /**
+   * Forbidden tokens are removed before logitBias, the penalties and every step; minKeep cannot bring them back.
+   * A list holding one mask (the form sampleBatch takes for one row) is accepted too.
+   */
+  mask?: TokenBitmask | readonly [TokenBitmask];
 }
 
 /** Options of sampleBatch and verifyDraft: one mask per row (an array of masks, or one array of rows * ceil(vocab / 32) words). */

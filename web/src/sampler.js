@@ -33,6 +33,9 @@ export function checkMask(fn, m, mask, vocab, rows = 1) {
     return bufferOf(v) === m.HEAPU8.buffer ? v.slice(0, need) : v;
   };
   if (Array.isArray(mask)) {
+    if (mask.length > 0 && typeof mask[0] === 'number') {
+      throw new TypeError(`${fn}: mask must be a Uint32Array or an Int32Array (bit i & 31 of word i >> 5 allows token i), or a list of them (one per row), got an array of numbers: pass new Uint32Array([...])`);
+    }
     const masks = Array.from(mask, (v, r) => one(v, `mask[${r}]`, words));
     if (masks.length !== rows) throw new RangeError(`${fn}: mask has ${masks.length} rows, expected ${rows}`);
     return masks;
@@ -521,6 +524,9 @@ export class Sampler {
         vocab = target.n / (k + 1);
       }
       if (vocab === 0) throw new RangeError(`${fn}: targetLogits is empty`);
+      if (draft.n !== k * vocab && k > 0 && draft.n % k === 0 && draft.n > 0) {
+        throw new RangeError(`${fn}: draftProbs (${draft.n} entries) and targetLogits (${target.n} entries) disagree: ${k} draft tokens need ${k} rows of draftProbs and ${k + 1} rows of targetLogits over one vocabulary (draftProbs gives ${draft.n / k} per row, targetLogits ${vocab})`);
+      }
       if (draft.n !== k * vocab) {
         throw new RangeError(`${fn}: draftProbs has ${draft.n} entries; ${k} draft tokens over a vocabulary of ${vocab} need ${k * vocab}`);
       }

@@ -101,6 +101,7 @@ export async function main(): Promise<number> {
   const bitmasked: Float32Array = sm.applyTokenBitmask(f32, mask);
   sm.applyTokenBitmask([1, 2], new Int32Array([1]));
   sampler.sample(list, maskOpts);
+  sampler.probs(list, { mask: [mask] });
   sampler.sampleMany(f32, 3, { mask });
   sampler.probs(f32, { mask });
   sampler.logprobs(f32, 2, { mask });
