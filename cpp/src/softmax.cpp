@@ -319,9 +319,12 @@ float SoftmaxParts::exp_of(float x) const {
 }
 
 double SoftmaxParts::entropy(double dot) const {
-  const double shift =
-      fast ? static_cast<double>(nc) * 0x1.62E42FEFA39EFp-1 : static_cast<double>(max);
-  return log_f64(sum) - (dot / sum + (static_cast<double>(max) - shift)) / static_cast<double>(t);
+  // log p_i = log(e_i / S) with e_i / e_max = exp((x_i - max) / t): relative
+  // to the max entry's own exponential, so that its rounding (the fast path's
+  // shift leaves it != 1) does not enter H, which is then accurate relative to
+  // itself when one entry holds nearly all the mass (H near 0).
+  const double top = exp_of(max);
+  return log_f64(sum / top) - dot / sum / static_cast<double>(t);
 }
 
 bool SoftmaxParts::logit_band(double theta, float* lo, float* hi) const {

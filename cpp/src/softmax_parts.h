@@ -24,8 +24,9 @@ struct SoftmaxParts {
   float prob_of(float x) const { return exp_of(x) * inv; }
 
   // From the dot of softmax_parts (kScaled): the mean logit sum p_i x_i, and
-  // the entropy -sum p_i log p_i = log sum - (mean - shift) / t (shift: max, or
-  // nc ln 2 on the fast path), in double: one pass, no logarithm per entry.
+  // the entropy -sum p_i log p_i = log(sum / e_max) - (mean - max) / t, e_max
+  // the exponential of the max entry (exp_of(max)), in double: one pass, no
+  // logarithm per entry.
   double mean_logit(double dot) const { return static_cast<double>(max) + dot / sum; }
   double entropy(double dot) const;
 

@@ -83,7 +83,8 @@ export function refSamplerProbs(scores, opts = {}) {
       if (k < sorted.length && l[sorted[k - 1]] !== l[sorted[k]] && Math.abs(key.get(sorted[k - 1]) - key.get(sorted[k])) < 1e-4) {
         ambiguous = true;
       }
-      cand = k < Math.min(o.minKeep, sorted.length) ? prefix(byLogit(cand), o.minKeep) : sorted.slice(0, k).sort((a, b) => a - b);
+      // minKeep keeps the first of the typical order, as HF does.
+      cand = prefix(sorted, k);
     }
   }
   const out = new Float64Array(n);

@@ -162,7 +162,7 @@ struct Ref {
                 r.ambiguous = true;
             }
             if (k < std::min<size_t>(o.min_keep, sorted.size())) {
-              cand = keep_prefix(by_logit(cand), o.min_keep);
+              cand = keep_prefix(sorted, o.min_keep);  // the first of the typical order (HF)
             } else {
               cand.assign(sorted.begin(), sorted.begin() + k);
               std::sort(cand.begin(), cand.end());

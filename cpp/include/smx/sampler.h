@@ -36,7 +36,8 @@
 //       min-p), within a relative kMassSlack.
 //     - typical_p m (1 = off): HF TypicalLogitsWarper: with entropy
 //       H = -sum p log p, the shortest prefix of the order by |-log p_i - H|
-//       (ties by lower index) whose mass reaches m. As -log p_i - H =
+//       (ties by lower index) whose mass reaches m, and at least the first
+//       min_keep of that order (HF, llama.cpp). As -log p_i - H =
 //       (mu - g_i) / T with mu = sum p_i g_i, the mean logit, the key is
 //       |g_i - mu| in double, mu from the softmax pass's own sums (S = sum e_i
 //       and D = sum e_i (g_i - max), mu = max + D / S); the mass to reach is m
@@ -61,10 +62,10 @@
 //       temp_ext: T' = lo + (hi - lo) (H / log m)^e, lo = max(0, T - r),
 //       hi = T + r, H the entropy at the temperature so far (T = 1 unless a
 //       step before set it) over the m candidates (m >= 2), from the softmax
-//       pass's own sums: H = log S - (D / S + max - s) / T with S and D as for
-//       typical_p and s the pass's shift (max, or the multiple of ln 2 of the
-//       T = 1 fast path); T' <= 0 is greedy. With r > 0 the temperature step
-//       does nothing.
+//       pass's own sums: H = log(S / e_max) - D / (S T) with S and D as for
+//       typical_p and e_max the pass's exponential of the max entry (1, or
+//       near 1 on the T = 1 fast path); T' <= 0 is greedy. With r > 0 the
+//       temperature step does nothing.
 //     - epsilon_cutoff e (0 = off): HF EpsilonLogitsWarper: keeps p_i >= e.
 //     - eta_cutoff e (0 = off): HF EtaLogitsWarper: keeps p_i >= min(e,
 //       sqrt(e) exp(-H)).

@@ -30,13 +30,28 @@ void keep_through_by_key(Candidates& c, const double* key, size_t cut,
       among, count);
 }
 
+// Keeps the first k candidates in the order by key (all when k >= size): a
+// cut by count, every weight 1 (w.logprob as scratch).
+void keep_first_by_key(Candidates& c, const Workspace& w, const double* key, size_t k) {
+  if (k >= c.size) return;
+  uint32_t* a = w.perm;
+  float* ones = w.logprob;
+  for (size_t i = 0; i < c.size; ++i) a[i] = static_cast<uint32_t>(i), ones[i] = 1.0f;
+  const sel::MassCut cut = sel::weighted_cut_by_key(a, c.size, ones, static_cast<double>(k), key);
+  keep_through_by_key(c, key, cut.pos);
+}
+
 // The definition's cut by comparisons (sums in the order by key) over every
-// candidate, with keys and probabilities in key and c.prob.
+// candidate, with keys and probabilities in key and c.prob; at least the first
+// min_keep of the order by key (HF, llama.cpp), the first alone when the
+// target is 0.
 void cut_by_key(Candidates& c, const Workspace& w, const double* key, double target) {
+  const size_t least = std::max<size_t>(w.min_keep, 1);
+  if (!(target > 0.0)) return keep_first_by_key(c, w, key, least);
   uint32_t* a = w.perm;
   for (size_t i = 0; i < c.size; ++i) a[i] = static_cast<uint32_t>(i);
   const sel::MassCut cut = sel::weighted_cut_by_key(a, c.size, c.prob, target, key);
-  if (cut.rank < w.min_keep) return top_k(c, w, w.min_keep);
+  if (cut.rank < least) return keep_first_by_key(c, w, key, least);
   keep_through_by_key(c, key, cut.pos);
 }
 
@@ -139,10 +154,7 @@ bool typical_band(Candidates& c, const Workspace& w, const SoftmaxParts& parts, 
     if (!cut.found) continue;
     const double kc = key[cut.pos];
     if (!(kc < mu - static_cast<double>(lo))) continue;  // a key outside may come first
-    if (cut.rank < w.min_keep) {
-      top_k(c, w, w.min_keep);
-      return true;
-    }
+    if (cut.rank < w.min_keep) return false;  // the first min_keep by key: the definition's path
     // Keep the prefix: one compaction of the band (Candidates::keep_listed's loop).
     const uint32_t* idx = c.index;
     uint32_t* io = c.index_out;
@@ -176,16 +188,13 @@ void typical_p(Candidates& c, const Workspace& w, double mass) {
       const double d = -static_cast<double>(w.logprob[j]) - h;
       key[j] = d < 0.0 ? -d : d;
     }
-    const double target = (mass - kMassSlack) * c.total;
-    if (!(target > 0.0)) return top_k(c, w, 1);
-    return cut_by_key(c, w, key, target);
+    return cut_by_key(c, w, key, (mass - kMassSlack) * c.total);
   }
   const double mu = parts.mean_logit(dot);
   // The mass to reach: of the probabilities' sum, taken as the kernel's sum
   // of the exponentials times the scale.
   const double target = (mass - kMassSlack) * parts.sum * static_cast<double>(parts.inv);
-  if (!(target > 0.0)) return top_k(c, w, 1);
-  if (w.bounded && c.size > 1024 && typical_band(c, w, parts, mu, target)) return;
+  if (target > 0.0 && w.bounded && c.size > 1024 && typical_band(c, w, parts, mu, target)) return;
   for (size_t j = 0; j < c.size; ++j) {
     const double d = static_cast<double>(c.logit[j]) - mu;
     key[j] = d < 0.0 ? -d : d;
