@@ -79,6 +79,12 @@ double Candidates::entropy(float* logprob) {
   return h;
 }
 
+double Candidates::entropy_one_pass(float* logprob, SoftmaxParts* parts) {
+  double dot = 0.0;
+  *parts = softmax_parts(logit, size, t, min_max(), nullptr, &dot);
+  return parts->kind == SoftmaxParts::Kind::kScaled ? parts->entropy(dot) : entropy(logprob);
+}
+
 size_t Candidates::find(uint32_t i) const {
   if (index == nullptr) return i < size ? i : size;
   const uint32_t* first = index;

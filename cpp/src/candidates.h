@@ -72,6 +72,12 @@ struct Candidates {
   // returns the entropy H = -sum p log p over the entries with p > 0.
   double entropy(float* logprob);
 
+  // The entropy at temperature t from one exp pass that stores nothing
+  // (softmax_parts' dot, SoftmaxParts::entropy); where softmax treats the
+  // candidates otherwise (+Infinity entries, a one-hot rounding), entropy()'s.
+  // *parts receives the pass's parts.
+  double entropy_one_pass(float* logprob, SoftmaxParts* parts);
+
   // The position of vocabulary index i, or size if i is not a candidate.
   size_t find(uint32_t i) const;
 

@@ -39,13 +39,9 @@ void dynamic_temperature(Candidates& c, const Workspace& w, float t, double rang
   const double lo = std::max(0.0, static_cast<double>(t) - range);
   const double hi = static_cast<double>(t) + range;
   const double log_m = log_f64(static_cast<double>(c.size));
-  // The entropy from one exp pass that stores nothing (the distribution at T'
-  // is computed after); where softmax treats the candidates otherwise (+Infinity
-  // entries, a one-hot rounding), from its outputs.
-  double dot = 0.0;
-  const SoftmaxParts parts = softmax_parts(c.logit, c.size, c.t, c.min_max(), nullptr, &dot);
-  const double h =
-      parts.kind == SoftmaxParts::Kind::kScaled ? parts.entropy(dot) : c.entropy(w.logprob);
+  // The distribution at T' is computed after: the entropy's pass stores nothing.
+  SoftmaxParts parts;
+  const double h = c.entropy_one_pass(w.logprob, &parts);
   const auto dyn = static_cast<float>(dynamic_t(h, lo, hi, log_m, exponent));
   if (!(dyn > 0.0f)) return c.keep_only(c.first_max());  // as llama.cpp's temp <= 0
   c.t = dyn;

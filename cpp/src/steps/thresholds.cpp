@@ -140,18 +140,10 @@ void epsilon_cutoff(Candidates& c, const Workspace& w, double e) {
 void eta_cutoff(Candidates& c, const Workspace& w, double e) {
   if (!(e > 0.0) || c.size <= 1) return;
   // The entropy from the softmax pass's own sums (as typical and dynatemp);
-  // where softmax treats the candidates otherwise, from its outputs.
-  double dot = 0.0;
-  const SoftmaxParts parts = softmax_parts(c.logit, c.size, c.t, c.min_max(), nullptr, &dot);
-  if (parts.kind == SoftmaxParts::Kind::kScaled) {
-    const double h = parts.entropy(dot);
-    return keep_prob_at_least(c, w, parts, std::min(e, std::sqrt(e) * exp_f64(-h)));
-  }
-  const double h = c.entropy(w.logprob);
-  const double threshold = std::min(e, std::sqrt(e) * exp_f64(-h));
-  const float* q = c.prob;
-  keep_at_least_min(c, w,
-                    [q, threshold](size_t p) { return !(static_cast<double>(q[p]) < threshold); });
+  // keep_prob_at_least decides from softmax's outputs where that pass does not apply.
+  SoftmaxParts parts;
+  const double h = c.entropy_one_pass(w.logprob, &parts);
+  keep_prob_at_least(c, w, parts, std::min(e, std::sqrt(e) * exp_f64(-h)));
 }
 
 }  // namespace smx::steps
