@@ -80,6 +80,20 @@ benchmark::internal::Benchmark* Register(const char* name, k::raddstoreexpminusm
   });
 }
 
+// The tempered path at T = 0.7, unmasked as softmax runs it for normal(0, 3).
+benchmark::internal::Benchmark* Register(const char* name, k::raddstoreexptempered_ukernel* fn) {
+  return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
+    const auto x = Scores(state.range(0));
+    std::vector<float> y(x.size());
+    const float m = Max(x);
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(fn(x.size(), x.data(), m, 0.7f, false, y.data()));
+      benchmark::ClobberMemory();
+    }
+    Done(state, x.size());
+  });
+}
+
 // The fused pass of the entropy steps: softmax's fast path plus the dot.
 benchmark::internal::Benchmark* Register(const char* name, k::raddstoreexpdot_ukernel* fn) {
   return benchmark::RegisterBenchmark(name, [fn](benchmark::State& state) {
@@ -89,7 +103,7 @@ benchmark::internal::Benchmark* Register(const char* name, k::raddstoreexpdot_uk
     const float nc = std::nearbyint(m * 0x1.715476p+0f);
     double dot = 0;
     for (auto _ : state) {
-      benchmark::DoNotOptimize(fn(x.size(), x.data(), m, 1.0f, nc, y.data(), &dot));
+      benchmark::DoNotOptimize(fn(x.size(), x.data(), m, 1.0f, nc, k::kExpShift, y.data(), &dot));
       benchmark::ClobberMemory();
     }
     Done(state, x.size());

@@ -14,6 +14,7 @@ namespace {
 
 using dispatch::raddstoreexpminusc;
 using dispatch::raddstoreexpminusmax;
+using dispatch::raddstoreexptempered;
 using dispatch::rmax;
 using dispatch::rminmax;
 using dispatch::vlogsoftmax;
@@ -91,9 +92,23 @@ bool fast_softmax(const float* x, size_t n, float min, float max, float* y) {
   return true;
 }
 
+// The tempered path, softmax at T != 1 of 256+ entries (exp_tempered): x -
+// max by TwoSum as on the exact path, then a multiplication by 1 / T as a
+// float pair and the fast path's polynomial. |max| <= 2^100 (a finite x - max
+// never overflows) and T in [2^-64, 2^64] (1 / T a normal float).
+bool tempered_applies(size_t n, float max, float t) {
+  return n >= kFastPathMin && t != 1.0f && t >= 0x1p-64f && t <= 0x1p64f && max >= -0x1p100f &&
+         max <= 0x1p100f;
+}
+// Its mask: needed unless every entry is finite with (x - max) / T >= -80.
+bool tempered_mask(float min, float max, float t) {
+  return !(static_cast<double>(min) >= static_cast<double>(max) - 80.0 * static_cast<double>(t));
+}
+
 // softmax (log false) or log-softmax (log true) of one contiguous slice. The
 // exact path subtracts max by TwoSum, so that the largest entry's exp is
-// exactly 1 and its probability 1 / sum is rounded once.
+// exactly 1 and its probability 1 / sum is rounded once; so does the tempered
+// path.
 Status softmax_slice(const float* x, float* y, size_t n, const Options& o, bool log) {
   float mm[2];
   rminmax(n, x, mm);
@@ -123,7 +138,10 @@ Status softmax_slice(const float* x, float* y, size_t n, const Options& o, bool 
     return Status::kOk;
   }
   if (o.temperature == 1.0f && fast_softmax(x, n, mm[0], max, y)) return Status::kOk;
-  sum = raddstoreexpminusmax(n, x, max, o.temperature, y);
+  const float t = o.temperature;
+  sum = tempered_applies(n, max, t)
+            ? raddstoreexptempered(n, x, max, t, tempered_mask(mm[0], max, t), y)
+            : raddstoreexpminusmax(n, x, max, t, y);
   vscale(n, y, static_cast<float>(1.0 / sum), y);
   return Status::kOk;
 }
@@ -315,7 +333,9 @@ Status stable_steps(const float* x, size_t n, const Options& o, Steps* st) {
 }  // namespace
 
 float SoftmaxParts::exp_of(float x) const {
-  return fast ? kernels::exp_minus_shift(x, nc, mask) : kernels::exp_minus_max_at(x, max, t);
+  if (fast) return kernels::exp_minus_shift(x, nc, mask);
+  return tempered ? kernels::exp_tempered_at(x, max, t, mask)
+                  : kernels::exp_minus_max_at(x, max, t);
 }
 
 double SoftmaxParts::entropy(double dot) const {
@@ -366,13 +386,24 @@ SoftmaxParts softmax_parts(const float* x, size_t n, float t, const float* min_m
     p.fast = true;
     p.nc = kernels::exp_shift_for(max);
     p.mask = !(mm[0] >= max - 80.0f);
-    p.sum = dot != nullptr ? dispatch::raddstoreexpdot(n, x, max, 1.0f, p.nc, y, dot)
+    p.sum = dot != nullptr ? dispatch::raddstoreexpdot(
+                                 n, x, max, 1.0f, p.nc,
+                                 p.mask ? kernels::kExpShiftMasked : kernels::kExpShift, y, dot)
                            : raddstoreexpminusc(n, x, p.nc, p.mask, y);
     const float g = kernels::exp_minus_shift(max, p.nc);
     if (!(p.sum > static_cast<double>(g) * (1.0 + 0x1p-24))) return p;  // the one-hot rounding
+  } else if (tempered_applies(n, max, t)) {
+    p.tempered = true;
+    p.mask = tempered_mask(mm[0], max, t);
+    p.sum = dot != nullptr
+                ? dispatch::raddstoreexpdot(
+                      n, x, max, t, NAN,
+                      p.mask ? kernels::kExpTemperedMasked : kernels::kExpTempered, y, dot)
+                : raddstoreexptempered(n, x, max, t, p.mask, y);
   } else {
-    p.sum = dot != nullptr ? dispatch::raddstoreexpdot(n, x, max, t, NAN, y, dot)
-                           : raddstoreexpminusmax(n, x, max, t, y);
+    p.sum = dot != nullptr
+                ? dispatch::raddstoreexpdot(n, x, max, t, NAN, kernels::kExpExact, y, dot)
+                : raddstoreexpminusmax(n, x, max, t, y);
   }
   p.inv = static_cast<float>(1.0 / p.sum);
   p.kind = SoftmaxParts::Kind::kScaled;

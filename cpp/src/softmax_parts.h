@@ -13,8 +13,9 @@ struct SoftmaxParts {
   // Infinity, the fast path's one-hot rounding): call softmax() itself.
   enum class Kind { kScaled, kOther };
   Kind kind = Kind::kOther;
-  bool fast = false;  // the T = 1 fast path: exp(x - nc ln 2), lanes below 2^-126 masked
-  bool mask = false;
+  bool fast = false;      // the T = 1 fast path: exp(x - nc ln 2), lanes below 2^-126 masked
+  bool tempered = false;  // the T != 1 path of 256+ entries (exp_tempered)
+  bool mask = false;      // the fast or tempered path's mask
   float nc = 0.0f, max = 0.0f, t = 1.0f;
   double sum = 0.0;  // the kernel's sum of the exponentials
   float inv = 0.0f;  // float(1 / sum)

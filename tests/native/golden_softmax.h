@@ -34,6 +34,12 @@ inline std::vector<Case> cases() {
       c.push_back({op, 1.0f, {257}, -1, ref::spread(257, scale, 3)});
     for (float t : {0.3f, 2.0f, 0.0f, INFINITY})
       c.push_back({op, t, {101}, -1, ref::normal(101, 3.0, 9)});
+    // The tempered path (256+ entries at T != 1), without and with its mask.
+    for (float t : {0.7f, 1.3f, 0.05f})
+      c.push_back({op, t, {1000}, -1, ref::normal(1000, 3.0, 10)});
+    std::vector<float> tempered_masked = ref::normal(300, 3.0, 12);
+    for (size_t i = 0; i < tempered_masked.size(); i += 7) tempered_masked[i] = -INFINITY;
+    c.push_back({op, 0.8f, {300}, -1, tempered_masked});
     c.push_back({op, 1.0f, {6, 35}, 0, ref::normal(210, 3.0, 4)});
     c.push_back({op, 1.0f, {3, 5, 7}, 1, ref::normal(105, 3.0, 5)});
     std::vector<float> masked = ref::normal(37, 3.0, 6);

@@ -42,6 +42,7 @@ struct Variants {
   std::vector<Variant<k::rminmax_ukernel>> rminmax;
   std::vector<Variant<k::raddstoreexpminusc_ukernel>> raddstoreexpminusc;
   std::vector<Variant<k::raddstoreexpminusmax_ukernel>> raddstoreexpminusmax;
+  std::vector<Variant<k::raddstoreexptempered_ukernel>> raddstoreexptempered;
   std::vector<Variant<k::raddstoreexpdot_ukernel>> raddstoreexpdot;
   std::vector<Variant<k::vscale_ukernel>> vscale;
   std::vector<Variant<k::vlogsoftmax_ukernel>> vlogsoftmax;
@@ -69,8 +70,9 @@ TEST(Kernels, EveryOpHasAScalarAndASimdVariant) {
   const Variants& v = all();
   for (size_t n :
        {v.rmax.size(), v.rminmax.size(), v.raddstoreexpminusc.size(), v.raddstoreexpminusmax.size(),
-        v.raddstoreexpdot.size(), v.vscale.size(), v.vlogsoftmax.size(), v.findabove.size(),
-        v.vbitmask.size(), v.findabovemasked.size(), v.raddscaleindexge.size()})
+        v.raddstoreexptempered.size(), v.raddstoreexpdot.size(), v.vscale.size(),
+        v.vlogsoftmax.size(), v.findabove.size(), v.vbitmask.size(), v.findabovemasked.size(),
+        v.raddscaleindexge.size()})
     EXPECT_EQ(n, 2u);
 }
 
@@ -538,48 +540,116 @@ TEST(Kernels, RaddscaleindexgeSumsAsRaddstorescaleAndListsAsIndexge) {
   }
 }
 
-// raddstoreexpdot: the exponentials and sum of the kernel it names (the fast
-// path's with mask, or raddstoreexpminusmax's), bit for bit, and the dot
-// within its rounding (float products, partial sums of 8 per lane: 12 2^-24 of
-// the magnitudes) of the exact sum of y * (x - m); every variant the same
-// bits, stored or not.
+// raddstoreexpdot: the exponentials and sum of the kernel its path names
+// (raddstoreexpminusc with or without mask, raddstoreexptempered with or
+// without, raddstoreexpminusmax), bit for bit, and the dot within its
+// rounding (float products, partial sums of 8 per lane: 12 2^-24 of the
+// magnitudes) of the exact sum of y * (x - m); every variant the same bits,
+// stored or not. The unmasked paths get inputs they apply to (no -Infinity,
+// every x >= m - 80 t).
 TEST(Kernels, RaddstoreexpdotIsTheExpKernelPlusTheDotWithTheShiftedLogits) {
   auto* const S = scalar(all().raddstoreexpdot);
-  auto* const fast = scalar(all().raddstoreexpminusc);
-  auto* const general = scalar(all().raddstoreexpminusmax);
+  auto* const shift = scalar(all().raddstoreexpminusc);
+  auto* const tempered = scalar(all().raddstoreexptempered);
+  auto* const exact = scalar(all().raddstoreexpminusmax);
   for (const auto& v : all().raddstoreexpdot) {
     for (size_t n : sizes()) {
       if (n > 100000) continue;
-      auto x = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 51);
-      if (n > 10) x[n / 2] = -INFINITY, x[n / 3] = -1e30f;
-      const float* xs = x.data() + 1;
-      const float m = k::f32_rmax__scalar_u4(n, xs);
-      const float nc = k::exp_shift_for(m);
-      for (float t : {1.0f, 0.7f, 3.0f, NAN}) {
-        const bool is_fast = t != t;
-        const float tt = is_fast ? 1.0f : t;
-        std::vector<float> y(n), want(n);
-        double dot = 0, dot_s = 0, dot_null = 0;
-        const double sum = v.fn(n, xs, m, tt, is_fast ? nc : NAN, y.data(), &dot);
-        const double want_sum =
-            is_fast ? fast(n, xs, nc, true, want.data()) : general(n, xs, m, tt, want.data());
-        ASSERT_EQ(sum, want_sum) << v.name << " n=" << n << " t=" << t;
-        for (size_t i = 0; i < n; ++i) ASSERT_EQ(ref::bits(y[i]), ref::bits(want[i])) << i;
-        ASSERT_EQ(sum, S(n, xs, m, tt, is_fast ? nc : NAN, want.data(), &dot_s));
-        ASSERT_EQ(dot, dot_s) << v.name << " n=" << n << " t=" << t;
-        ASSERT_EQ(sum, v.fn(n, xs, m, tt, is_fast ? nc : NAN, nullptr, &dot_null));
-        ASSERT_EQ(dot, dot_null) << v.name << " n=" << n << " t=" << t;
-        long double exact = 0, mag = 0;
-        for (size_t i = 0; i < n; ++i) {
-          if (y[i] == 0.0f) continue;
-          const long double term = static_cast<long double>(y[i]) * (xs[i] - m);
-          exact += term, mag += std::fabs(term);
+      for (int path : {k::kExpExact, k::kExpShift, k::kExpShiftMasked, k::kExpTempered,
+                       k::kExpTemperedMasked}) {
+        const bool masked =
+            path == k::kExpShiftMasked || path == k::kExpTemperedMasked || path == k::kExpExact;
+        auto x = ref::normal(n + 1, 3.0, static_cast<uint32_t>(n) + 51);
+        if (masked && n > 10) x[n / 2] = -INFINITY, x[n / 3] = -1e30f;
+        const float* xs = x.data() + 1;
+        const float m = k::f32_rmax__scalar_u4(n, xs);
+        const float nc = k::exp_shift_for(m);
+        const bool is_shift = path == k::kExpShift || path == k::kExpShiftMasked;
+        const bool is_tempered = path == k::kExpTempered || path == k::kExpTemperedMasked;
+        for (float t : {1.0f, 0.7f, 3.0f}) {
+          if ((is_shift && t != 1.0f) || (is_tempered && t == 1.0f)) continue;
+          std::vector<float> y(n), want(n);
+          double dot = 0, dot_s = 0, dot_null = 0;
+          const double sum = v.fn(n, xs, m, t, nc, path, y.data(), &dot);
+          const double want_sum = is_shift      ? shift(n, xs, nc, masked, want.data())
+                                  : is_tempered ? tempered(n, xs, m, t, masked, want.data())
+                                                : exact(n, xs, m, t, want.data());
+          ASSERT_EQ(sum, want_sum) << v.name << " n=" << n << " t=" << t << " path=" << path;
+          for (size_t i = 0; i < n; ++i) ASSERT_EQ(ref::bits(y[i]), ref::bits(want[i])) << i;
+          ASSERT_EQ(sum, S(n, xs, m, t, nc, path, want.data(), &dot_s));
+          ASSERT_EQ(dot, dot_s) << v.name << " n=" << n << " t=" << t << " path=" << path;
+          ASSERT_EQ(sum, v.fn(n, xs, m, t, nc, path, nullptr, &dot_null));
+          ASSERT_EQ(dot, dot_null) << v.name << " n=" << n << " t=" << t << " path=" << path;
+          long double exact_dot = 0, mag = 0;
+          for (size_t i = 0; i < n; ++i) {
+            if (y[i] == 0.0f) continue;
+            const long double term = static_cast<long double>(y[i]) * (xs[i] - m);
+            exact_dot += term, mag += std::fabs(term);
+          }
+          EXPECT_LE(std::fabs(static_cast<double>(dot - exact_dot)),
+                    static_cast<double>(12 * 0x1p-24 * mag) + 1e-300)
+              << v.name << " n=" << n << " t=" << t << " path=" << path;
+          EXPECT_TRUE(dot == dot) << v.name << " n=" << n;
         }
-        EXPECT_LE(std::fabs(static_cast<double>(dot - exact)),
-                  static_cast<double>(12 * 0x1p-24 * mag) + 1e-300)
-            << v.name << " n=" << n << " t=" << t;
-        EXPECT_TRUE(dot == dot) << v.name << " n=" << n;
       }
+    }
+  }
+}
+
+// raddstoreexptempered against exp((x - m) / t) in double: (x - m) / t rounded
+// once (|z| 2^-24) plus the rr2_p5 polynomial's 2.5 ulp and the correction's
+// rounding; the max entry exactly 1; every variant the same bits, masked or
+// not where both apply; -Infinity and spreads beyond 87 t give exactly 0
+// with the mask; temperatures across the path's range [2^-64, 2^64] and
+// maxima up to 2^100.
+TEST(Kernels, RaddstoreexptemperedMatchesDoubleAndVariantsAgree) {
+  auto* const S = scalar(all().raddstoreexptempered);
+  for (const auto& variant : all().raddstoreexptempered) {
+    auto* const V = variant.fn;
+    for (float t : {0.3f, 0.7f, 1.3f, 2.0f, 10.0f, 0x1p-64f, 0x1p64f, 1e-3f}) {
+      for (float shift : {0.0f, 1000.0f, -0x1p90f, 0x1p100f}) {
+        for (size_t n : {1, 7, 33, 256, 1000, 4099}) {
+          auto x = ref::normal(n, 3.0, static_cast<uint32_t>(n) + 17);
+          for (float& v : x) v += shift;
+          const float m = k::f32_rmax__scalar_u4(n, x.data());
+          float mm[2];
+          k::f32_rminmax__scalar_u4(n, x.data(), mm);
+          const bool unmasked_ok =
+              static_cast<double>(mm[0]) >= static_cast<double>(m) - 80.0 * static_cast<double>(t);
+          std::vector<float> ys(n), yv(n), yu(n);
+          const double ss = S(n, x.data(), m, t, true, ys.data());
+          const double sv = V(n, x.data(), m, t, true, yv.data());
+          ASSERT_EQ(ss, sv) << variant.name << " t=" << t << " n=" << n;
+          if (unmasked_ok) {
+            ASSERT_EQ(sv, V(n, x.data(), m, t, false, yu.data()));
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(ref::bits(yu[i]), ref::bits(yv[i])) << i;
+          }
+          for (size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(ref::bits(ys[i]), ref::bits(yv[i])) << variant.name << " i=" << i;
+            const double z = (static_cast<double>(x[i]) - m) / static_cast<double>(t);
+            const double r = std::exp(z);
+            if (x[i] == m) ASSERT_EQ(yv[i], 1.0f);
+            if (r >= 0x1p-126) {
+              ASSERT_LE(std::fabs(yv[i] - r) / r, std::fabs(z) * 0x1p-24 + 3.0 * 0x1p-23)
+                  << variant.name << " t=" << t << " x=" << x[i] << " m=" << m;
+            } else {
+              ASSERT_LE(std::fabs(yv[i] - r), 0x1p-126) << variant.name << " x=" << x[i];
+            }
+          }
+        }
+      }
+    }
+    // With the mask: -Infinity entries and spreads that would leave float32.
+    std::vector<float> x(67, 1.0f), y(67);
+    x[3] = -INFINITY, x[40] = -3e38f, x[66] = -INFINITY, x[10] = 2.0f;
+    for (float t : {0.5f, 3.0f, 0x1p-64f, 0x1p64f}) {
+      const double sum = V(x.size(), x.data(), 2.0f, t, true, y.data());
+      ASSERT_EQ(sum, S(x.size(), x.data(), 2.0f, t, true, nullptr));
+      EXPECT_EQ(y[3], 0.0f);
+      EXPECT_EQ(y[66], 0.0f);
+      EXPECT_EQ(y[40], 0.0f) << t;
+      EXPECT_EQ(y[10], 1.0f);
+      EXPECT_TRUE(sum == sum && sum >= 1.0) << t;
     }
   }
 }

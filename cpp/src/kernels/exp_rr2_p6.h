@@ -98,13 +98,16 @@ inline float expm1_p5(float r) {
   q = q * r + kP1;
   return r * q;
 }
-template <bool kMask>
-inline float exp_shifted(float x, float bias) {
+// kCorr: exp(x + c - nc ln 2) for a correction c of x's rounding (|c| <=
+// ulp(x)), added to the reduced argument (the tempered path below).
+template <bool kMask, bool kCorr = false>
+inline float exp_shifted(float x, float bias, float c = 0.0f) {
   const float t = x * kLog2e + bias;
   const float s = bits_float(float_bits(t) << 23);
   const float n = t - bias;
   float r = x - n * kLn2Hi;
   r = r - n * kLn2Lo;
+  if (kCorr) r = r + c;
   const float f = (expm1_p5(r) + 1.0f) * s;
   return kMask && t < kExpShiftFloor ? 0.0f : f;
 }
@@ -146,6 +149,30 @@ template <bool kScaled>
 inline float exp_minus_max(float x, float neg_m, float t, float neg_m_t) {
   const TwoDiff z = scaled_diff<kScaled>(x, neg_m, t, neg_m_t);
   return exp_rr2_p6(z.d, z.e);
+}
+
+// The tempered path (softmax at T != 1 of 256+ entries): exp((x - m) / t) as
+// rr2_p5 of z + c, where x - m = d + e exactly (TwoSum) and 1 / t = k + kl
+// (k = float(1 / t), kl = float(1 / t - k), in double): z = d k, c = e k + d kl.
+// So (x - m) / t is rounded once, as on the exact path, with a multiplication
+// for the division and the fast path's polynomial for rr2_p6: at most 2.5 ulp
+// for the exp plus the rounding of z, and the max entry's exp is exactly 1.
+// kMask: x may be -Infinity (TwoSum's NaN error -> 0) and results below
+// 2^-126 are flushed to 0; without it the caller knows that every x is finite
+// and (x - m) / t >= -80. Either way |m| <= 2^100 (no x - m overflows).
+struct TemperedScale {
+  float k, kl;
+};
+inline TemperedScale tempered_scale(float t) {
+  const double inv = 1.0 / static_cast<double>(t);
+  const auto k = static_cast<float>(inv);
+  return {k, static_cast<float>(inv - static_cast<double>(k))};
+}
+inline constexpr float kTemperedBias = kMagic + 127.0f;  // exp_shifted's bias for nc = 0
+template <bool kMask>
+inline float exp_tempered(float x, float neg_m, float k, float kl) {
+  const TwoDiff d = two_diff(x, neg_m);
+  return exp_shifted<kMask, true>(d.d * k, kTemperedBias, d.e * k + d.d * kl);
 }
 
 // (x - m) / t - c with x - m taken exactly; -Infinity where (x - m) / t

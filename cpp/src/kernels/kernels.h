@@ -19,16 +19,27 @@
 //                                    y in double (float32 partial sums of 8
 //                                    values per lane, then float64 lanes). m must
 //                                    be max(x), finite; t > 0 finite. x == y allowed.
-//   raddstoreexpdot(n, x, m, t, nc, y, dot)
-//                                    the exponentials, stored and summed, of
-//                                    raddstoreexpminusc with mask (nc not NaN; t is
-//                                    then 1) or else of raddstoreexpminusmax (m =
-//                                    max(x), finite), the same bits and sum; also
-//                                    *dot = the sum of the float products y[i] * d[i],
-//                                    d[i] = max(x[i] - m, -FLT_MAX) in float, summed as
-//                                    y is (float partial sums of 8 per lane, then float64
-//                                    lanes). y may be null. One pass for the mean logit
-//                                    and the entropy.
+//   raddstoreexptempered(n, x, m, t, mask, y)
+//                                    y[i] = exp((x[i] - m) / t) by the tempered path
+//                                    (exp_tempered: x - m by TwoSum, times 1 / t as a
+//                                    float pair, rr2_p5 with the correction), returns
+//                                    the sum as below. Softmax at T != 1 of 256+
+//                                    entries: m = max(x), |m| <= 2^100, t in [2^-64,
+//                                    2^64]. mask: x may be -Infinity, and lanes below
+//                                    2^-126 are zeroed (needed unless every x >= m -
+//                                    80 t). y may be null.
+//   raddstoreexpdot(n, x, m, t, nc, path, y, dot)
+//                                    the exponentials, stored and summed, of one of
+//                                    the kernels above, by path (ExpPath): kExpShift
+//                                    and kExpShiftMasked are raddstoreexpminusc's
+//                                    (mask false / true; t is then 1), kExpTempered and
+//                                    kExpTemperedMasked raddstoreexptempered's, kExpExact
+//                                    raddstoreexpminusmax's (m = max(x), finite); the
+//                                    same bits and sum. Also *dot = the sum of the
+//                                    float products y[i] * d[i], d[i] = max(x[i] - m,
+//                                    -FLT_MAX) in float, summed as y is (float partial
+//                                    sums of 8 per lane, then float64 lanes). y may be
+//                                    null. One pass for the mean logit and the entropy.
 //   vscale(n, x, s, y)              y[i] = x[i] * s
 //   vlogsoftmax(n, x, m, t, c, y)   y[i] = (x[i] - m) / t - c, with x[i] - m exact
 //   raddstorescale(n, x, s, y)      -> y[i] = x[i] * s (as vscale), returns the sum of y
@@ -77,8 +88,12 @@ using rmax_ukernel = float(size_t n, const float* x);
 using rminmax_ukernel = void(size_t n, const float* x, float* min_max);
 using raddstoreexpminusc_ukernel = double(size_t n, const float* x, float nc, bool mask, float* y);
 using raddstoreexpminusmax_ukernel = double(size_t n, const float* x, float max, float t, float* y);
+using raddstoreexptempered_ukernel = double(size_t n, const float* x, float max, float t, bool mask,
+                                            float* y);
+// The paths of raddstoreexpdot.
+enum ExpPath : int { kExpExact, kExpShift, kExpShiftMasked, kExpTempered, kExpTemperedMasked };
 using raddstoreexpdot_ukernel = double(size_t n, const float* x, float max, float t, float nc,
-                                       float* y, double* dot);
+                                       int path, float* y, double* dot);
 using vscale_ukernel = void(size_t n, const float* x, float s, float* y);
 using vlogsoftmax_ukernel = void(size_t n, const float* x, float max, float t, float c, float* y);
 using findabove_ukernel = size_t(size_t n, const float* x, float t);
@@ -109,6 +124,8 @@ float exp_shift_for(float max);
 float exp_minus_shift(float x, float nc, bool mask = false);
 // raddstoreexpminusmax's value for one x (max = the slice's max, t > 0).
 float exp_minus_max_at(float x, float max, float t);
+// raddstoreexptempered's value for one x (mask: as the kernel's).
+float exp_tempered_at(float x, float max, float t, bool mask);
 // vlogsoftmax's value for one x.
 float log_softmax_at(float x, float max, float t, float c);
 

@@ -26,14 +26,40 @@ void f32_rminmax__scalar_u4(size_t n, const float* x, float* min_max) {
 
 namespace {
 
-// The lanes and reduction order of the SIMD128 kernels, over any exp (kDot:
-// also the dot of wasmsimd.cpp's raddstore, into *dot, summed the same way).
-template <bool kDot = false, typename Exp>
-double raddstore(size_t n, const float* x, float* y, Exp exp, float m = 0.0f,
+// The exponentials of the kernels (wasmsimd.cpp's, scalar); kFinite as there.
+template <bool kMask>
+struct ShiftExp {
+  static constexpr bool kFinite = !kMask;
+  float bias;
+  explicit ShiftExp(float nc) : bias(kMagic + 127.0f - nc) {}
+  float operator()(float v) const { return exp_shifted<kMask>(v, bias); }
+};
+template <bool kMask>
+struct TemperedExp {
+  static constexpr bool kFinite = !kMask;
+  float neg_max;
+  TemperedScale s;
+  TemperedExp(float max, float t) : neg_max(-max), s(tempered_scale(t)) {}
+  float operator()(float v) const { return exp_tempered<kMask>(v, neg_max, s.k, s.kl); }
+};
+template <bool kScaled>
+struct ExactExp {
+  static constexpr bool kFinite = false;
+  float neg_max, t, neg_max_t;
+  ExactExp(float max, float tt) : neg_max(-max), t(tt), neg_max_t(-max / tt) {}
+  float operator()(float v) const { return exp_minus_max<kScaled>(v, neg_max, t, neg_max_t); }
+};
+
+// The lanes and reduction order of the SIMD128 kernels, over any exp (with
+// dot: also the dot of wasmsimd.cpp's raddstore, into *dot, summed the same way).
+template <typename Exp>
+double raddstore(size_t n, const float* x, float* y, const Exp& exp, float m = 0.0f,
                  double* dot = nullptr) {
-  const bool store = y != nullptr;
+  const bool store = y != nullptr, with_dot = dot != nullptr;
   double dlo[2] = {0, 0}, dhi[2] = {0, 0}, plo[2] = {0, 0}, phi[2] = {0, 0};
-  const auto term = [m](float v, float e) { return e * pmax(-FLT_MAX, v - m); };
+  const auto term = [m](float v, float e) {
+    return e * (Exp::kFinite ? v - m : pmax(-FLT_MAX, v - m));
+  };
   const auto fold = [](const float* a, double* lo, double* hi) {
     lo[0] += a[0], lo[1] += a[1], hi[0] += a[2], hi[1] += a[3];
   };
@@ -49,71 +75,72 @@ double raddstore(size_t n, const float* x, float* y, Exp exp, float m = 0.0f,
         if (store) y[j + l] = e0, y[j + 4 + l] = e1;
         acc0[l] += e0;
         acc1[l] += e1;
-        if (kDot) pacc0[l] += term(x[j + l], e0), pacc1[l] += term(x[j + 4 + l], e1);
+        if (with_dot) pacc0[l] += term(x[j + l], e0), pacc1[l] += term(x[j + 4 + l], e1);
       }
     }
     float a[4], p[4];
     for (size_t l = 0; l < 4; ++l) a[l] = acc0[l] + acc1[l], p[l] = pacc0[l] + pacc1[l];
     fold(a, dlo, dhi);
-    if (kDot) fold(p, plo, phi);
+    if (with_dot) fold(p, plo, phi);
   }
   for (; n >= 4; n -= 4, x += 4, y += store ? 4 : 0) {
     float a[4], p[4];
     for (size_t l = 0; l < 4; ++l) {
       a[l] = exp(x[l]);
       if (store) y[l] = a[l];
-      p[l] = term(x[l], a[l]);
+      p[l] = with_dot ? term(x[l], a[l]) : 0.0f;
     }
     fold(a, dlo, dhi);
-    if (kDot) fold(p, plo, phi);
+    if (with_dot) fold(p, plo, phi);
   }
   double tail = 0, tail_dot = 0;
   for (size_t i = 0; i < n; ++i) {
     const float e = exp(x[i]);
     if (store) y[i] = e;
     tail += e;
-    if (kDot) tail_dot += term(x[i], e);
+    if (with_dot) tail_dot += term(x[i], e);
   }
-  if (kDot) *dot = (plo[0] + plo[1]) + (phi[0] + phi[1]) + tail_dot;
+  if (with_dot) *dot = (plo[0] + plo[1]) + (phi[0] + phi[1]) + tail_dot;
   return (dlo[0] + dlo[1]) + (dhi[0] + dhi[1]) + tail;
 }
 
-template <bool kScaled>
-double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float* y) {
-  const float neg_max = -max, neg_max_t = neg_max / t;
-  return raddstore(n, x, y,
-                   [=](float v) { return exp_minus_max<kScaled>(v, neg_max, t, neg_max_t); });
-}
-
-template <bool kMask>
-double raddstoreexpminusc(size_t n, const float* x, float nc, float* y) {
-  const float bias = kMagic + 127.0f - nc;
-  return raddstore(n, x, y, [=](float v) { return exp_shifted<kMask>(v, bias); });
+double exact_store(size_t n, const float* x, float max, float t, float* y, double* dot) {
+  return t == 1.0f ? raddstore(n, x, y, ExactExp<false>(max, t), max, dot)
+                   : raddstore(n, x, y, ExactExp<true>(max, t), max, dot);
 }
 
 }  // namespace
 
 double f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(size_t n, const float* x, float max, float t,
                                                        float* y) {
-  return t == 1.0f ? raddstoreexpminusmax<false>(n, x, max, t, y)
-                   : raddstoreexpminusmax<true>(n, x, max, t, y);
+  return exact_store(n, x, max, t, y, nullptr);
 }
 
 double f32_raddstoreexpminusc__scalar_rr2_p5_u8_acc2(size_t n, const float* x, float nc, bool mask,
                                                      float* y) {
-  return mask ? raddstoreexpminusc<true>(n, x, nc, y) : raddstoreexpminusc<false>(n, x, nc, y);
+  return mask ? raddstore(n, x, y, ShiftExp<true>(nc)) : raddstore(n, x, y, ShiftExp<false>(nc));
+}
+
+double f32_raddstoreexptempered__scalar_rr2_p5_u8_acc2(size_t n, const float* x, float max, float t,
+                                                       bool mask, float* y) {
+  return mask ? raddstore(n, x, y, TemperedExp<true>(max, t))
+              : raddstore(n, x, y, TemperedExp<false>(max, t));
 }
 
 double f32_raddstoreexpdot__scalar_u8_acc2(size_t n, const float* x, float max, float t, float nc,
-                                           float* y, double* dot) {
-  if (nc == nc) {
-    const float bias = kMagic + 127.0f - nc;
-    return raddstore<true>(
-        n, x, y, [=](float v) { return exp_shifted<true>(v, bias); }, max, dot);
+                                           int path, float* y, double* dot) {
+  switch (path) {
+    case kExpShift:
+      return raddstore(n, x, y, ShiftExp<false>(nc), max, dot);
+    case kExpShiftMasked:
+      return raddstore(n, x, y, ShiftExp<true>(nc), max, dot);
+    case kExpTempered:
+      return raddstore(n, x, y, TemperedExp<false>(max, t), max, dot);
+    case kExpTemperedMasked:
+      return raddstore(n, x, y, TemperedExp<true>(max, t), max, dot);
+    default:
+      return exact_store(n, x, max, t, y, dot);
   }
-  const float neg_max = -max, neg_max_t = neg_max / t;
-  return raddstore<true>(
-      n, x, y, [=](float v) { return exp_minus_max<true>(v, neg_max, t, neg_max_t); }, max, dot);
 }
 
 void f32_vscale__scalar_u4(size_t n, const float* x, float s, float* y) {
@@ -202,6 +229,11 @@ float exp_minus_max_at(float x, float max, float t) {
   const float neg_max = -max, neg_max_t = neg_max / t;
   return t == 1.0f ? exp_minus_max<false>(x, neg_max, t, neg_max_t)
                    : exp_minus_max<true>(x, neg_max, t, neg_max_t);
+}
+
+float exp_tempered_at(float x, float max, float t, bool mask) {
+  const TemperedScale s = tempered_scale(t);
+  return mask ? exp_tempered<true>(x, -max, s.k, s.kl) : exp_tempered<false>(x, -max, s.k, s.kl);
 }
 
 float log_softmax_at(float x, float max, float t, float c) {

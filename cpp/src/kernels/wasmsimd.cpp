@@ -84,13 +84,14 @@ inline v128_t expm1_poly_x4(v128_t r) {
 }
 
 // The vector twin of exp_shifted.
-template <bool kMask>
-inline v128_t exp_shifted_x4(v128_t x, v128_t bias) {
+template <bool kMask, bool kCorr = false>
+inline v128_t exp_shifted_x4(v128_t x, v128_t bias, v128_t c = wasm_f32x4_splat(0.0f)) {
   const v128_t t = wasm_f32x4_add(wasm_f32x4_mul(x, wasm_f32x4_splat(kLog2e)), bias);
   const v128_t s = wasm_i32x4_shl(t, 23);
   const v128_t n = wasm_f32x4_sub(t, bias);
   v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Hi)));
   r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(kLn2Lo)));
+  if (kCorr) r = wasm_f32x4_add(r, c);
   v128_t q = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(kP5), r), wasm_f32x4_splat(kP4));
   q = wasm_f32x4_add(wasm_f32x4_mul(q, r), wasm_f32x4_splat(kP3));
   q = wasm_f32x4_add(wasm_f32x4_mul(q, r), wasm_f32x4_splat(kP2));
@@ -145,23 +146,81 @@ inline v128_t exp_minus_max_x4(v128_t x, v128_t neg_max, v128_t t, v128_t neg_ma
   return exp_rr2_p6_x4(z, c);
 }
 
+// The vector twin of exp_tempered.
+template <bool kMask>
+inline v128_t exp_tempered_x4(v128_t x, v128_t neg_max, v128_t k, v128_t kl) {
+  const v128_t d = wasm_f32x4_add(x, neg_max);
+  const v128_t bb = wasm_f32x4_sub(d, x);
+  v128_t e = wasm_f32x4_add(wasm_f32x4_sub(x, wasm_f32x4_sub(d, bb)), wasm_f32x4_sub(neg_max, bb));
+  if (kMask) e = wasm_v128_andnot(e, wasm_f32x4_ne(e, e));  // x = -Infinity: NaN -> 0
+  const v128_t c = wasm_f32x4_add(wasm_f32x4_mul(e, k), wasm_f32x4_mul(d, kl));
+  return exp_shifted_x4<kMask, true>(wasm_f32x4_mul(d, k), wasm_f32x4_splat(kTemperedBias), c);
+}
+
+// The exponentials of the kernels, each a vector and a scalar twin that give
+// the same bits. kFinite: no entry is -Infinity and no x - m overflows (the
+// dot's clamp of x - m is not needed).
+template <bool kMask>
+struct ShiftExp {  // exp(x - nc ln 2): softmax's fast path
+  static constexpr bool kFinite = !kMask;
+  float bias_s;
+  v128_t bias;
+  explicit ShiftExp(float nc) : bias_s(kMagic + 127.0f - nc), bias(wasm_f32x4_splat(bias_s)) {}
+  v128_t operator()(v128_t v) const { return exp_shifted_x4<kMask>(v, bias); }
+  float operator()(float v) const { return exp_shifted<kMask>(v, bias_s); }
+};
+template <bool kMask>
+struct TemperedExp {  // exp((x - m) / t): the tempered path
+  static constexpr bool kFinite = !kMask;
+  float neg_max_s, k_s, kl_s;
+  v128_t neg_max, k, kl;
+  TemperedExp(float max, float t) : neg_max_s(-max), neg_max(wasm_f32x4_splat(-max)) {
+    const TemperedScale ts = tempered_scale(t);
+    k_s = ts.k, kl_s = ts.kl, k = wasm_f32x4_splat(ts.k), kl = wasm_f32x4_splat(ts.kl);
+  }
+  v128_t operator()(v128_t v) const { return exp_tempered_x4<kMask>(v, neg_max, k, kl); }
+  float operator()(float v) const { return exp_tempered<kMask>(v, neg_max_s, k_s, kl_s); }
+};
+template <bool kScaled, bool kOverflow = true>
+struct ExactExp {  // exp((x - m) / t), x - m by TwoSum: the exact path
+  static constexpr bool kFinite = false;
+  float neg_max_s, t_s, neg_max_t_s;
+  v128_t neg_max, t, neg_max_t;
+  ExactExp(float max, float tt)
+      : neg_max_s(-max),
+        t_s(tt),
+        neg_max_t_s(-max / tt),
+        neg_max(wasm_f32x4_splat(neg_max_s)),
+        t(wasm_f32x4_splat(tt)),
+        neg_max_t(wasm_f32x4_splat(neg_max_t_s)) {}
+  v128_t operator()(v128_t v) const {
+    return exp_minus_max_x4<kScaled, kOverflow>(v, neg_max, t, neg_max_t);
+  }
+  float operator()(float v) const { return exp_minus_max<kScaled>(v, neg_max_s, t_s, neg_max_t_s); }
+};
+
 inline v128_t high_half(v128_t a) { return wasm_i32x4_shuffle(a, a, 2, 3, 2, 3); }
 
 // The loop shared by the exp-store-sum kernels: blocks of 32 elements in two
 // 4-lane float accumulators (8 values per lane), folded into two float64
-// lanes; then whole vectors, then a scalar tail. vexp and sexp are the vector
-// and the scalar exp, which give the same bits. With kDot, *dot also receives
-// the sum of e * d, d = max(x - m, -FLT_MAX), in float products, summed as the
-// exponentials are (float accumulators per lane over each block, then double).
-template <bool kDot = false, typename VExp, typename SExp>
-double raddstore(size_t n, const float* x, float* y, VExp vexp, SExp sexp, float m = 0.0f,
+// lanes; then whole vectors, then a scalar tail. With dot (not null), *dot
+// also receives the sum of e * d, d = max(x - m, -FLT_MAX) (x - m where
+// Exp::kFinite), in float products, summed as the exponentials are (float
+// accumulators per lane over each block, then double). y and dot are tested
+// at run time: one instantiation per exponential, the same speed.
+template <typename Exp>
+double raddstore(size_t n, const float* x, float* y, const Exp& vexp, float m = 0.0f,
                  double* dot = nullptr) {
-  const bool store = y != nullptr;  // a runtime test: half the instantiations, same speed
+  const bool store = y != nullptr, with_dot = dot != nullptr;
   v128_t dlo = wasm_f64x2_splat(0.0), dhi = wasm_f64x2_splat(0.0);
   v128_t plo = dlo, phi = dlo;
   const v128_t vm = wasm_f32x4_splat(m), floor = wasm_f32x4_splat(-FLT_MAX);
   const auto term = [&](v128_t v, v128_t e) {
-    return wasm_f32x4_mul(e, wasm_f32x4_pmax(floor, wasm_f32x4_sub(v, vm)));
+    const v128_t d = wasm_f32x4_sub(v, vm);
+    return wasm_f32x4_mul(e, Exp::kFinite ? d : wasm_f32x4_pmax(floor, d));
+  };
+  const auto sterm = [m](float v, float e) {
+    return e * (Exp::kFinite ? v - m : pmax(-FLT_MAX, v - m));
   };
   const auto fold = [&](v128_t a, v128_t* lo, v128_t* hi) {
     *lo = wasm_f64x2_add(*lo, wasm_f64x2_promote_low_f32x4(a));
@@ -176,29 +235,29 @@ double raddstore(size_t n, const float* x, float* y, VExp vexp, SExp sexp, float
       if (store) wasm_v128_store(y + j, e0), wasm_v128_store(y + j + 4, e1);
       acc0 = wasm_f32x4_add(acc0, e0);
       acc1 = wasm_f32x4_add(acc1, e1);
-      if (kDot) {
+      if (with_dot) {
         pacc0 = wasm_f32x4_add(pacc0, term(v0, e0));
         pacc1 = wasm_f32x4_add(pacc1, term(v1, e1));
       }
     }
     fold(wasm_f32x4_add(acc0, acc1), &dlo, &dhi);
-    if (kDot) fold(wasm_f32x4_add(pacc0, pacc1), &plo, &phi);
+    if (with_dot) fold(wasm_f32x4_add(pacc0, pacc1), &plo, &phi);
   }
   for (; n >= 4; n -= 4, x += 4, y += store ? 4 : 0) {
     const v128_t v = wasm_v128_load(x);
     const v128_t a = vexp(v);
     if (store) wasm_v128_store(y, a);
     fold(a, &dlo, &dhi);
-    if (kDot) fold(term(v, a), &plo, &phi);
+    if (with_dot) fold(term(v, a), &plo, &phi);
   }
   double tail = 0, tail_dot = 0;
   for (size_t i = 0; i < n; ++i) {
-    const float e = sexp(x[i]);
+    const float e = vexp(x[i]);
     if (store) y[i] = e;
     tail += e;
-    if (kDot) tail_dot += e * pmax(-FLT_MAX, x[i] - m);
+    if (with_dot) tail_dot += sterm(x[i], e);
   }
-  if (kDot) {
+  if (with_dot) {
     *dot = (wasm_f64x2_extract_lane(plo, 0) + wasm_f64x2_extract_lane(plo, 1)) +
            (wasm_f64x2_extract_lane(phi, 0) + wasm_f64x2_extract_lane(phi, 1)) + tail_dot;
   }
@@ -206,55 +265,45 @@ double raddstore(size_t n, const float* x, float* y, VExp vexp, SExp sexp, float
          (wasm_f64x2_extract_lane(dhi, 0) + wasm_f64x2_extract_lane(dhi, 1)) + tail;
 }
 
-template <bool kScaled, bool kOverflow = true>
-double raddstoreexpminusmax(size_t n, const float* x, float max, float t, float* y) {
-  const float neg_max_s = -max, neg_max_t_s = neg_max_s / t;
-  const v128_t neg_max = wasm_f32x4_splat(neg_max_s), neg_max_t = wasm_f32x4_splat(neg_max_t_s);
-  const v128_t vt = wasm_f32x4_splat(t);
-  return raddstore(
-      n, x, y,
-      [=](v128_t v) { return exp_minus_max_x4<kScaled, kOverflow>(v, neg_max, vt, neg_max_t); },
-      [=](float v) { return exp_minus_max<kScaled>(v, neg_max_s, t, neg_max_t_s); });
-}
-
-template <bool kMask>
-double raddstoreexpminusc(size_t n, const float* x, float nc, float* y) {
-  const float bias_s = kMagic + 127.0f - nc;
-  const v128_t bias = wasm_f32x4_splat(bias_s);
-  return raddstore(
-      n, x, y, [=](v128_t v) { return exp_shifted_x4<kMask>(v, bias); },
-      [=](float v) { return exp_shifted<kMask>(v, bias_s); });
+// The exact path at temperature t, with its dot when dot is not null.
+double exact_store(size_t n, const float* x, float max, float t, float* y, double* dot) {
+  if (t == 1.0f) return raddstore(n, x, y, ExactExp<false>(max, t), max, dot);
+  return max < 0x1p103f ? raddstore(n, x, y, ExactExp<true, false>(max, t), max, dot)
+                        : raddstore(n, x, y, ExactExp<true>(max, t), max, dot);
 }
 
 }  // namespace
 
 double f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(size_t n, const float* x, float max,
                                                          float t, float* y) {
-  if (t == 1.0f) return raddstoreexpminusmax<false>(n, x, max, t, y);
-  return max < 0x1p103f ? raddstoreexpminusmax<true, false>(n, x, max, t, y)
-                        : raddstoreexpminusmax<true>(n, x, max, t, y);
+  return exact_store(n, x, max, t, y, nullptr);
 }
 
 double f32_raddstoreexpminusc__wasmsimd_rr2_p5_u8_acc2(size_t n, const float* x, float nc,
                                                        bool mask, float* y) {
-  return mask ? raddstoreexpminusc<true>(n, x, nc, y) : raddstoreexpminusc<false>(n, x, nc, y);
+  return mask ? raddstore(n, x, y, ShiftExp<true>(nc)) : raddstore(n, x, y, ShiftExp<false>(nc));
+}
+
+double f32_raddstoreexptempered__wasmsimd_rr2_p5_u8_acc2(size_t n, const float* x, float max,
+                                                         float t, bool mask, float* y) {
+  return mask ? raddstore(n, x, y, TemperedExp<true>(max, t))
+              : raddstore(n, x, y, TemperedExp<false>(max, t));
 }
 
 double f32_raddstoreexpdot__wasmsimd_u8_acc2(size_t n, const float* x, float max, float t, float nc,
-                                             float* y, double* dot) {
-  if (nc == nc) {  // softmax's fast path, its lanes below 2^-126 masked
-    const float bias_s = kMagic + 127.0f - nc;
-    const v128_t bias = wasm_f32x4_splat(bias_s);
-    return raddstore<true>(
-        n, x, y, [=](v128_t v) { return exp_shifted_x4<true>(v, bias); },
-        [=](float v) { return exp_shifted<true>(v, bias_s); }, max, dot);
+                                             int path, float* y, double* dot) {
+  switch (path) {
+    case kExpShift:
+      return raddstore(n, x, y, ShiftExp<false>(nc), max, dot);
+    case kExpShiftMasked:
+      return raddstore(n, x, y, ShiftExp<true>(nc), max, dot);
+    case kExpTempered:
+      return raddstore(n, x, y, TemperedExp<false>(max, t), max, dot);
+    case kExpTemperedMasked:
+      return raddstore(n, x, y, TemperedExp<true>(max, t), max, dot);
+    default:
+      return exact_store(n, x, max, t, y, dot);
   }
-  const float neg_max_s = -max, neg_max_t_s = neg_max_s / t;
-  const v128_t neg_max = wasm_f32x4_splat(neg_max_s), neg_max_t = wasm_f32x4_splat(neg_max_t_s);
-  const v128_t vt = wasm_f32x4_splat(t);
-  return raddstore<true>(
-      n, x, y, [=](v128_t v) { return exp_minus_max_x4<true>(v, neg_max, vt, neg_max_t); },
-      [=](float v) { return exp_minus_max<true>(v, neg_max_s, t, neg_max_t_s); }, max, dot);
 }
 
 void f32_vscale__wasmsimd_u8(size_t n, const float* x, float s, float* y) {
