@@ -105,6 +105,14 @@ bool tempered_mask(float min, float max, float t) {
   return !(static_cast<double>(min) >= static_cast<double>(max) - 80.0 * static_cast<double>(t));
 }
 
+// The sum of exp((x - max) / t) over a slice (min: its minimum, or -Infinity
+// when unknown), by the tempered kernel where it applies, else the exact one.
+double exp_sum(const float* x, size_t n, float min, float max, float t) {
+  return tempered_applies(n, max, t)
+             ? raddstoreexptempered(n, x, max, t, tempered_mask(min, max, t), nullptr)
+             : raddstoreexpminusmax(n, x, max, t, nullptr);
+}
+
 // softmax (log false) or log-softmax (log true) of one contiguous slice. The
 // exact path subtracts max by TwoSum, so that the largest entry's exp is
 // exactly 1 and its probability 1 / sum is rounded once; so does the tempered
@@ -133,7 +141,7 @@ Status softmax_slice(const float* x, float* y, size_t n, const Options& o, bool 
   }
   double sum = 0.0;
   if (log) {
-    sum = raddstoreexpminusmax(n, x, max, o.temperature, nullptr);
+    sum = exp_sum(x, n, mm[0], max, o.temperature);
     vlogsoftmax(n, x, max, o.temperature, static_cast<float>(log_f64(sum)), y);
     return Status::kOk;
   }
@@ -166,7 +174,7 @@ double log_sum_exp_slice(const float* x, size_t n, const Options& o) {
     case Case::kNormal:
       break;
   }
-  const double sum = raddstoreexpminusmax(n, x, max, o.temperature, nullptr);
+  const double sum = exp_sum(x, n, -kInf, max, o.temperature);
   return static_cast<double>(max) / static_cast<double>(o.temperature) + log_f64(sum);
 }
 

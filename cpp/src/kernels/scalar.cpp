@@ -52,10 +52,10 @@ struct ExactExp {
 
 // The lanes and reduction order of the SIMD128 kernels, over any exp (with
 // dot: also the dot of wasmsimd.cpp's raddstore, into *dot, summed the same way).
-template <typename Exp>
+template <bool with_dot, typename Exp>
 double raddstore(size_t n, const float* x, float* y, const Exp& exp, float m = 0.0f,
                  double* dot = nullptr) {
-  const bool store = y != nullptr, with_dot = dot != nullptr;
+  const bool store = y != nullptr;
   double dlo[2] = {0, 0}, dhi[2] = {0, 0}, plo[2] = {0, 0}, phi[2] = {0, 0};
   const auto term = [m](float v, float e) {
     return e * (Exp::kFinite ? v - m : pmax(-FLT_MAX, v - m));
@@ -104,42 +104,43 @@ double raddstore(size_t n, const float* x, float* y, const Exp& exp, float m = 0
   return (dlo[0] + dlo[1]) + (dhi[0] + dhi[1]) + tail;
 }
 
-double exact_store(size_t n, const float* x, float max, float t, float* y, double* dot) {
-  return t == 1.0f ? raddstore(n, x, y, ExactExp<false>(max, t), max, dot)
-                   : raddstore(n, x, y, ExactExp<true>(max, t), max, dot);
+double exact_store(size_t n, const float* x, float max, float t, float* y) {
+  return t == 1.0f ? raddstore<false>(n, x, y, ExactExp<false>(max, t))
+                   : raddstore<false>(n, x, y, ExactExp<true>(max, t));
 }
 
 }  // namespace
 
 double f32_raddstoreexpminusmax__scalar_rr2_p6_u8_acc2(size_t n, const float* x, float max, float t,
                                                        float* y) {
-  return exact_store(n, x, max, t, y, nullptr);
+  return exact_store(n, x, max, t, y);
 }
 
 double f32_raddstoreexpminusc__scalar_rr2_p5_u8_acc2(size_t n, const float* x, float nc, bool mask,
                                                      float* y) {
-  return mask ? raddstore(n, x, y, ShiftExp<true>(nc)) : raddstore(n, x, y, ShiftExp<false>(nc));
+  return mask ? raddstore<false>(n, x, y, ShiftExp<true>(nc))
+              : raddstore<false>(n, x, y, ShiftExp<false>(nc));
 }
 
 double f32_raddstoreexptempered__scalar_rr2_p5_u8_acc2(size_t n, const float* x, float max, float t,
                                                        bool mask, float* y) {
-  return mask ? raddstore(n, x, y, TemperedExp<true>(max, t))
-              : raddstore(n, x, y, TemperedExp<false>(max, t));
+  return mask ? raddstore<false>(n, x, y, TemperedExp<true>(max, t))
+              : raddstore<false>(n, x, y, TemperedExp<false>(max, t));
 }
 
 double f32_raddstoreexpdot__scalar_u8_acc2(size_t n, const float* x, float max, float t, float nc,
                                            int path, float* y, double* dot) {
   switch (path) {
     case kExpShift:
-      return raddstore(n, x, y, ShiftExp<false>(nc), max, dot);
+      return raddstore<true>(n, x, y, ShiftExp<false>(nc), max, dot);
     case kExpShiftMasked:
-      return raddstore(n, x, y, ShiftExp<true>(nc), max, dot);
+      return raddstore<true>(n, x, y, ShiftExp<true>(nc), max, dot);
     case kExpTempered:
-      return raddstore(n, x, y, TemperedExp<false>(max, t), max, dot);
+      return raddstore<true>(n, x, y, TemperedExp<false>(max, t), max, dot);
     case kExpTemperedMasked:
-      return raddstore(n, x, y, TemperedExp<true>(max, t), max, dot);
+      return raddstore<true>(n, x, y, TemperedExp<true>(max, t), max, dot);
     default:
-      return exact_store(n, x, max, t, y, dot);
+      return raddstore<true>(n, x, y, ExactExp<true>(max, t), max, dot);
   }
 }
 

@@ -114,11 +114,8 @@ inline v128_t exp_rr2_p6_x4(v128_t z, v128_t c) {
   return wasm_v128_andnot(f, wasm_f32x4_lt(z, wasm_f32x4_splat(kExpCutoff)));
 }
 
-// The vector twin of scaled_diff: (x - m) / t as *z + *c. kOverflow false:
-// the caller knows that no finite x - m overflows (m < 2^103: x - m >=
-// -FLT_MAX - m > -(FLT_MAX + 2^103), which rounds to a float), and the test
-// for it, a quarter of the vector operations' cost here, is skipped.
-template <bool kScaled, bool kOverflow = true>
+// The vector twin of scaled_diff: (x - m) / t as *z + *c.
+template <bool kScaled>
 inline void scaled_diff_x4(v128_t x, v128_t neg_max, v128_t t, v128_t neg_max_t, v128_t* z,
                            v128_t* c) {
   const v128_t d = wasm_f32x4_add(x, neg_max);
@@ -130,7 +127,6 @@ inline void scaled_diff_x4(v128_t x, v128_t neg_max, v128_t t, v128_t neg_max_t,
     return;
   }
   *z = wasm_f32x4_div(d, t), *c = wasm_f32x4_div(e, t);
-  if (!kOverflow) return;
   const v128_t minus_inf = wasm_f32x4_splat(-INFINITY);  // x = -Inf stays -Inf (masked)
   const v128_t overflow = wasm_v128_and(wasm_f32x4_eq(d, minus_inf), wasm_f32x4_ne(x, minus_inf));
   if (wasm_v128_any_true(overflow)) {  // rare: x - m beyond float32
@@ -139,10 +135,10 @@ inline void scaled_diff_x4(v128_t x, v128_t neg_max, v128_t t, v128_t neg_max_t,
   }
 }
 
-template <bool kScaled, bool kOverflow = true>
+template <bool kScaled>
 inline v128_t exp_minus_max_x4(v128_t x, v128_t neg_max, v128_t t, v128_t neg_max_t) {
   v128_t z, c;
-  scaled_diff_x4<kScaled, kOverflow>(x, neg_max, t, neg_max_t, &z, &c);
+  scaled_diff_x4<kScaled>(x, neg_max, t, neg_max_t, &z, &c);
   return exp_rr2_p6_x4(z, c);
 }
 
@@ -181,7 +177,7 @@ struct TemperedExp {  // exp((x - m) / t): the tempered path
   v128_t operator()(v128_t v) const { return exp_tempered_x4<kMask>(v, neg_max, k, kl); }
   float operator()(float v) const { return exp_tempered<kMask>(v, neg_max_s, k_s, kl_s); }
 };
-template <bool kScaled, bool kOverflow = true>
+template <bool kScaled>
 struct ExactExp {  // exp((x - m) / t), x - m by TwoSum: the exact path
   static constexpr bool kFinite = false;
   float neg_max_s, t_s, neg_max_t_s;
@@ -193,9 +189,7 @@ struct ExactExp {  // exp((x - m) / t), x - m by TwoSum: the exact path
         neg_max(wasm_f32x4_splat(neg_max_s)),
         t(wasm_f32x4_splat(tt)),
         neg_max_t(wasm_f32x4_splat(neg_max_t_s)) {}
-  v128_t operator()(v128_t v) const {
-    return exp_minus_max_x4<kScaled, kOverflow>(v, neg_max, t, neg_max_t);
-  }
+  v128_t operator()(v128_t v) const { return exp_minus_max_x4<kScaled>(v, neg_max, t, neg_max_t); }
   float operator()(float v) const { return exp_minus_max<kScaled>(v, neg_max_s, t_s, neg_max_t_s); }
 };
 
@@ -203,15 +197,17 @@ inline v128_t high_half(v128_t a) { return wasm_i32x4_shuffle(a, a, 2, 3, 2, 3);
 
 // The loop shared by the exp-store-sum kernels: blocks of 32 elements in two
 // 4-lane float accumulators (8 values per lane), folded into two float64
-// lanes; then whole vectors, then a scalar tail. With dot (not null), *dot
-// also receives the sum of e * d, d = max(x - m, -FLT_MAX) (x - m where
+// lanes; then whole vectors, then a scalar tail. With kDot, *dot also
+// receives the sum of e * d, d = max(x - m, -FLT_MAX) (x - m where
 // Exp::kFinite), in float products, summed as the exponentials are (float
-// accumulators per lane over each block, then double). y and dot are tested
-// at run time: one instantiation per exponential, the same speed.
-template <typename Exp>
+// accumulators per lane over each block, then double). kDot is a template
+// argument: tested at run time inside the loop it costs V8 10-20% of the
+// kernel's time (measured); y is tested at run time (half the instantiations,
+// the same speed).
+template <bool kDot, typename Exp>
 double raddstore(size_t n, const float* x, float* y, const Exp& vexp, float m = 0.0f,
                  double* dot = nullptr) {
-  const bool store = y != nullptr, with_dot = dot != nullptr;
+  const bool store = y != nullptr;
   v128_t dlo = wasm_f64x2_splat(0.0), dhi = wasm_f64x2_splat(0.0);
   v128_t plo = dlo, phi = dlo;
   const v128_t vm = wasm_f32x4_splat(m), floor = wasm_f32x4_splat(-FLT_MAX);
@@ -235,29 +231,29 @@ double raddstore(size_t n, const float* x, float* y, const Exp& vexp, float m = 
       if (store) wasm_v128_store(y + j, e0), wasm_v128_store(y + j + 4, e1);
       acc0 = wasm_f32x4_add(acc0, e0);
       acc1 = wasm_f32x4_add(acc1, e1);
-      if (with_dot) {
+      if (kDot) {
         pacc0 = wasm_f32x4_add(pacc0, term(v0, e0));
         pacc1 = wasm_f32x4_add(pacc1, term(v1, e1));
       }
     }
     fold(wasm_f32x4_add(acc0, acc1), &dlo, &dhi);
-    if (with_dot) fold(wasm_f32x4_add(pacc0, pacc1), &plo, &phi);
+    if (kDot) fold(wasm_f32x4_add(pacc0, pacc1), &plo, &phi);
   }
   for (; n >= 4; n -= 4, x += 4, y += store ? 4 : 0) {
     const v128_t v = wasm_v128_load(x);
     const v128_t a = vexp(v);
     if (store) wasm_v128_store(y, a);
     fold(a, &dlo, &dhi);
-    if (with_dot) fold(term(v, a), &plo, &phi);
+    if (kDot) fold(term(v, a), &plo, &phi);
   }
   double tail = 0, tail_dot = 0;
   for (size_t i = 0; i < n; ++i) {
     const float e = vexp(x[i]);
     if (store) y[i] = e;
     tail += e;
-    if (with_dot) tail_dot += sterm(x[i], e);
+    if (kDot) tail_dot += sterm(x[i], e);
   }
-  if (with_dot) {
+  if (kDot) {
     *dot = (wasm_f64x2_extract_lane(plo, 0) + wasm_f64x2_extract_lane(plo, 1)) +
            (wasm_f64x2_extract_lane(phi, 0) + wasm_f64x2_extract_lane(phi, 1)) + tail_dot;
   }
@@ -265,44 +261,46 @@ double raddstore(size_t n, const float* x, float* y, const Exp& vexp, float m = 
          (wasm_f64x2_extract_lane(dhi, 0) + wasm_f64x2_extract_lane(dhi, 1)) + tail;
 }
 
-// The exact path at temperature t, with its dot when dot is not null.
-double exact_store(size_t n, const float* x, float max, float t, float* y, double* dot) {
-  if (t == 1.0f) return raddstore(n, x, y, ExactExp<false>(max, t), max, dot);
-  return max < 0x1p103f ? raddstore(n, x, y, ExactExp<true, false>(max, t), max, dot)
-                        : raddstore(n, x, y, ExactExp<true>(max, t), max, dot);
+// The exact path at temperature t (at T != 1 it serves slices under 256
+// entries and the extremes of max and t: the tempered path takes the rest).
+double exact_store(size_t n, const float* x, float max, float t, float* y) {
+  if (t == 1.0f) return raddstore<false>(n, x, y, ExactExp<false>(max, t));
+  return raddstore<false>(n, x, y, ExactExp<true>(max, t));
 }
 
 }  // namespace
 
 double f32_raddstoreexpminusmax__wasmsimd_rr2_p6_u8_acc2(size_t n, const float* x, float max,
                                                          float t, float* y) {
-  return exact_store(n, x, max, t, y, nullptr);
+  return exact_store(n, x, max, t, y);
 }
 
 double f32_raddstoreexpminusc__wasmsimd_rr2_p5_u8_acc2(size_t n, const float* x, float nc,
                                                        bool mask, float* y) {
-  return mask ? raddstore(n, x, y, ShiftExp<true>(nc)) : raddstore(n, x, y, ShiftExp<false>(nc));
+  return mask ? raddstore<false>(n, x, y, ShiftExp<true>(nc))
+              : raddstore<false>(n, x, y, ShiftExp<false>(nc));
 }
 
 double f32_raddstoreexptempered__wasmsimd_rr2_p5_u8_acc2(size_t n, const float* x, float max,
                                                          float t, bool mask, float* y) {
-  return mask ? raddstore(n, x, y, TemperedExp<true>(max, t))
-              : raddstore(n, x, y, TemperedExp<false>(max, t));
+  return mask ? raddstore<false>(n, x, y, TemperedExp<true>(max, t))
+              : raddstore<false>(n, x, y, TemperedExp<false>(max, t));
 }
 
+// The exact path's dot at any t (at t = 1, (x - m) / 1 gives the same bits).
 double f32_raddstoreexpdot__wasmsimd_u8_acc2(size_t n, const float* x, float max, float t, float nc,
                                              int path, float* y, double* dot) {
   switch (path) {
     case kExpShift:
-      return raddstore(n, x, y, ShiftExp<false>(nc), max, dot);
+      return raddstore<true>(n, x, y, ShiftExp<false>(nc), max, dot);
     case kExpShiftMasked:
-      return raddstore(n, x, y, ShiftExp<true>(nc), max, dot);
+      return raddstore<true>(n, x, y, ShiftExp<true>(nc), max, dot);
     case kExpTempered:
-      return raddstore(n, x, y, TemperedExp<false>(max, t), max, dot);
+      return raddstore<true>(n, x, y, TemperedExp<false>(max, t), max, dot);
     case kExpTemperedMasked:
-      return raddstore(n, x, y, TemperedExp<true>(max, t), max, dot);
+      return raddstore<true>(n, x, y, TemperedExp<true>(max, t), max, dot);
     default:
-      return exact_store(n, x, max, t, y, dot);
+      return raddstore<true>(n, x, y, ExactExp<true>(max, t), max, dot);
   }
 }
 
