@@ -2,9 +2,13 @@
 // baseline), compiles and instantiates it through the Emscripten glue, and
 // wraps it in a Softmax. Always settles: every failure rejects with an Error
 // that says what failed (the cause attached), never an unhandled rejection.
-import { simd as detectSimd } from '../dist/wasm-feature-detect.js';
+import { saturatedFloatToInt, simd as detectSimdOnly } from '../dist/wasm-feature-detect.js';
 import { Softmax } from './softmax.js';
 import { describe, readOptions } from './validate.js';
+
+// The SIMD build also uses the saturating float-to-int conversions (every
+// engine with SIMD has them; both are checked).
+const detectSimd = async () => (await detectSimdOnly()) && (await saturatedFloatToInt());
 
 const FILES = {
   simd: { glue: () => import('../dist/softmax-simd.js'), wasm: 'softmax-simd.wasm' },

@@ -74,13 +74,21 @@ bool typical_band(Candidates& c, const Workspace& w, const SoftmaxParts& parts, 
   {
     const auto mu_f = static_cast<float>(mu);
     const auto r = static_cast<float>(1.0 / width);
+    // Most sampled entries lie beyond the last bin: their mass goes to four
+    // running sums, not through one memory cell (a chain of additions).
+    float far[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     for (size_t j0 = 0; j0 < m; j0 += 64 * kStride) {  // the first 64 of every 1024
       const size_t end = std::min(m, j0 + 64);
       for (size_t j = j0; j < end; ++j) {
         const float k = std::fabs(g[j] - mu_f) * r;
-        bin_mass[k < kBins - 1 ? static_cast<int>(k) : kBins - 1] += e[j];
+        if (k < kBins - 1) {
+          bin_mass[static_cast<int>(k)] += e[j];
+        } else {
+          far[j & 3] += e[j];
+        }
       }
     }
+    bin_mass[kBins - 1] = (far[0] + far[1]) + (far[2] + far[3]);
   }
   // The band's mass estimated as the total less the sampled mass of the bins
   // beyond (their many small entries sample well, the few large ones near mu
