@@ -333,9 +333,10 @@ Status stable_steps(const float* x, size_t n, const Options& o, Steps* st) {
   // and scaled - max would then be Infinity - Infinity = NaN.
   for (size_t i = 0; i < n; ++i) st->shifted[i] = t == 1.0f ? x[i] - raw_max : (x[i] - raw_max) / t;
   st->sum = raddstoreexpminusmax(n, x, raw_max, t, st->exps);
-  // probs are softmax's own bits, whichever path softmax takes (the fast and
-  // the tempered path, for 256+ entries, use the degree-5 polynomial): within
-  // 3 ulp of exps / sum there, equal to it elsewhere.
+  // probs are softmax's own bits, whichever path softmax takes: for 256+
+  // entries the fast path (within 2.5 ulp of exps / sum) or the tempered path
+  // (within |shifted| 2^-23 relative plus 3 ulp: it rounds (x - max) / T its
+  // own way); equal to exps / sum elsewhere.
   return softmax_slice(x, st->probs, n, o, false);
 }
 }  // namespace

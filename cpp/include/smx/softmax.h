@@ -46,8 +46,9 @@ Status softmax_naive(const float* x, float* y, const Layout& layout, const Optio
 // The stable softmax of one vector, step by step, for lessons. Each array has
 // n elements: scaled = x / T, shifted = scaled - max, exps = exp(shifted),
 // probs = exps / sum (the bits of softmax(), which for 256+ entries shifts by a
-// multiple of ln 2 at T = 1 and takes the tempered path at T != 1: there within
-// 3 ulp of exps / sum). At T = 0, T = Infinity
+// multiple of ln 2 at T = 1, within 2.5 ulp of exps / sum, and takes the tempered
+// path at T != 1, which rounds (x - max) / T its own way: within |shifted| 2^-23
+// relative plus 3 ulp). At T = 0, T = Infinity
 // and with +Infinity entries the arrays hold the limit (shifted 0 for the entries that share the
 // mass, -Infinity for the others). raw_exps = exp(scaled) without the max trick and raw_sum their
 // sum: the textbook numbers (e^0.707 ~ 2.028, sum ~ 5.056), which overflow to +Infinity where the
