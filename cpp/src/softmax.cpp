@@ -336,7 +336,7 @@ Status stable_steps(const float* x, size_t n, const Options& o, Steps* st) {
   // probs are softmax's own bits, whichever path softmax takes: for 256+
   // entries the fast path (within 2.5 ulp of exps / sum) or the tempered path
   // (within |shifted| 2^-23 relative plus 3 ulp: it rounds (x - max) / T its
-  // own way); equal to exps / sum elsewhere.
+  // own way); elsewhere exps * float(1 / sum).
   return softmax_slice(x, st->probs, n, o, false);
 }
 }  // namespace

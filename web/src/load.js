@@ -7,8 +7,13 @@ import { Softmax } from './softmax.js';
 import { describe, readOptions } from './validate.js';
 
 // The SIMD build also uses the saturating float-to-int conversions (every
-// engine with SIMD has them; both are checked).
-const detectSimd = async () => (await detectSimdOnly()) && (await saturatedFloatToInt());
+// engine with SIMD has them; both are checked). Resolves to the missing
+// feature's name, or '' when the SIMD build can run.
+const missingForSimd = async () => {
+  if (!(await detectSimdOnly())) return 'WebAssembly SIMD';
+  if (!(await saturatedFloatToInt())) return "WebAssembly's saturating float-to-int conversions";
+  return '';
+};
 
 const FILES = {
   simd: { glue: () => import('../dist/softmax-simd.js'), wasm: 'softmax-simd.wasm' },
@@ -48,8 +53,9 @@ export function makeLoad(readWasm, base) {
     if (simdOpt !== 'auto' && simdOpt !== true && simdOpt !== false) {
       throw new TypeError(`load: simd must be 'auto', true or false, got ${describe(simdOpt)}`);
     }
-    const hasSimd = await detectSimd();
-    if (simdOpt === true && !hasSimd) throw new RangeError('load: simd: true, but this engine has no WebAssembly SIMD');
+    const missing = await missingForSimd();
+    const hasSimd = missing === '';
+    if (simdOpt === true && !hasSimd) throw new RangeError(`load: simd: true, but this engine has no ${missing}`);
     const variant = simdOpt === false || !hasSimd ? 'base' : 'simd';
     const given = o.module ?? o.wasmBinary;
     if (given !== undefined && (typeof given === 'object' || typeof given === 'function') && byModule.has(given)) return byModule.get(given);
