@@ -93,7 +93,7 @@ bool fast_softmax(const float* x, size_t n, float min, float max, float* y) {
 }
 
 // The tempered path, softmax at T != 1 of 256+ entries (exp_tempered): x -
-// max by TwoSum as on the exact path, then a multiplication by 1 / T as a
+// max rounded to float32 (exact near the max), a multiplication by 1 / T as a
 // float pair and the fast path's polynomial. |max| <= 2^100 (a finite x - max
 // never overflows) and T in [2^-64, 2^64] (1 / T a normal float).
 bool tempered_applies(size_t n, float max, float t) {
@@ -115,8 +115,8 @@ double exp_sum(const float* x, size_t n, float min, float max, float t) {
 
 // softmax (log false) or log-softmax (log true) of one contiguous slice. The
 // exact path subtracts max by TwoSum, so that the largest entry's exp is
-// exactly 1 and its probability 1 / sum is rounded once; so does the tempered
-// path.
+// exactly 1 and its probability 1 / sum is rounded once; so is the tempered
+// path's (x - max is exact there).
 Status softmax_slice(const float* x, float* y, size_t n, const Options& o, bool log) {
   float mm[2];
   rminmax(n, x, mm);

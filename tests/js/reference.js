@@ -59,7 +59,9 @@ export function slices(length, shape, axis = -1) {
 const f32 = (scores) => Array.from(scores, (v) => Math.fround(v));
 
 // One slice, finite T > 0: z_i = (x_i - max) / T; softmax = e^z / sum e^z;
-// logSoftmax = z - log(sum e^z); logSumExp = max / T + log(sum e^z).
+// logSoftmax = z - log(sum e^z); logSumExp = max / T + log(sum e^z). T is
+// the temperature as the API takes it: rounded to float32 (README, "Float32
+// conversion"), as the scores are.
 function sliceStats(x, T) {
   let max = -Infinity;
   let nan = false;
@@ -79,7 +81,7 @@ export function refSoftmax(scores, { temperature = 1, shape, axis = -1 } = {}) {
   const x = f32(scores);
   const y = new Float64Array(x.length);
   for (const idx of slices(x.length, shape, axis)) {
-    const { z, sum } = sliceStats(idx.map((i) => x[i]), temperature);
+    const { z, sum } = sliceStats(idx.map((i) => x[i]), Math.fround(temperature));
     idx.forEach((i, k) => (y[i] = Math.exp(z[k]) / sum));
   }
   return y;
@@ -90,7 +92,7 @@ export function refLogSoftmax(scores, { temperature = 1, shape, axis = -1 } = {}
   const x = f32(scores);
   const y = new Float64Array(x.length);
   for (const idx of slices(x.length, shape, axis)) {
-    const { z, sum } = sliceStats(idx.map((i) => x[i]), temperature);
+    const { z, sum } = sliceStats(idx.map((i) => x[i]), Math.fround(temperature));
     const ls = Math.log(sum);
     idx.forEach((i, k) => (y[i] = z[k] - ls));
   }
@@ -103,8 +105,9 @@ export function refLogSumExp(scores, { temperature = 1, shape, axis = -1 } = {})
   const s = slices(x.length, shape, axis);
   return Float64Array.from(s, (idx) => {
     if (idx.length === 0) return -Infinity;
-    const { max, sum } = sliceStats(idx.map((i) => x[i]), temperature);
-    return max / temperature + Math.log(sum);
+    const t = Math.fround(temperature);
+    const { max, sum } = sliceStats(idx.map((i) => x[i]), t);
+    return max / t + Math.log(sum);
   });
 }
 

@@ -152,12 +152,11 @@ inline float exp_minus_max(float x, float neg_m, float t, float neg_m_t) {
 }
 
 // The tempered path (softmax at T != 1 of 256+ entries): exp((x - m) / t) as
-// rr2_p5 of z + c, where x - m = d + e exactly (TwoSum) and 1 / t = k + kl
-// (k = float(1 / t), kl = float(1 / t - k), in double): z = d k, c = e k + d kl.
-// So (x - m) / t is rounded once, as on the exact path, with a multiplication
-// for the division and the fast path's polynomial for rr2_p6: at most 2.5 ulp
-// for the exp plus the rounding of z, and the max entry's exp is exactly 1.
-// kMask: x may be -Infinity (TwoSum's NaN error -> 0) and results below
+// rr2_p5 of z + c with d = x - m rounded to float32 (exact near the max: the
+// max entry's exp is exactly 1), 1 / t = k + kl (k = float(1 / t), kl =
+// float(1 / t - k), in double), z = d k and c = d kl: (x - m) / t is rounded
+// twice (d and z, |z| 2^-23 at most), 1 / t not at all, and the fast path's
+// polynomial adds its 2.5 ulp. kMask: x may be -Infinity and results below
 // 2^-126 are flushed to 0; without it the caller knows that every x is finite
 // and (x - m) / t >= -80. Either way |m| <= 2^100 (no x - m overflows).
 struct TemperedScale {
@@ -171,8 +170,8 @@ inline TemperedScale tempered_scale(float t) {
 inline constexpr float kTemperedBias = kMagic + 127.0f;  // exp_shifted's bias for nc = 0
 template <bool kMask>
 inline float exp_tempered(float x, float neg_m, float k, float kl) {
-  const TwoDiff d = two_diff(x, neg_m);
-  return exp_shifted<kMask, true>(d.d * k, kTemperedBias, d.e * k + d.d * kl);
+  const float d = x + neg_m;
+  return exp_shifted<kMask, true>(d * k, kTemperedBias, d * kl);
 }
 
 // (x - m) / t - c with x - m taken exactly; -Infinity where (x - m) / t

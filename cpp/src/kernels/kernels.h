@@ -21,7 +21,7 @@
 //                                    be max(x), finite; t > 0 finite. x == y allowed.
 //   raddstoreexptempered(n, x, m, t, mask, y)
 //                                    y[i] = exp((x[i] - m) / t) by the tempered path
-//                                    (exp_tempered: x - m by TwoSum, times 1 / t as a
+//                                    (exp_tempered: x - m in float32, times 1 / t as a
 //                                    float pair, rr2_p5 with the correction), returns
 //                                    the sum as below. Softmax at T != 1 of 256+
 //                                    entries: m = max(x), |m| <= 2^100, t in [2^-64,

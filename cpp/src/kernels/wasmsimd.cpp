@@ -146,11 +146,8 @@ inline v128_t exp_minus_max_x4(v128_t x, v128_t neg_max, v128_t t, v128_t neg_ma
 template <bool kMask>
 inline v128_t exp_tempered_x4(v128_t x, v128_t neg_max, v128_t k, v128_t kl) {
   const v128_t d = wasm_f32x4_add(x, neg_max);
-  const v128_t bb = wasm_f32x4_sub(d, x);
-  v128_t e = wasm_f32x4_add(wasm_f32x4_sub(x, wasm_f32x4_sub(d, bb)), wasm_f32x4_sub(neg_max, bb));
-  if (kMask) e = wasm_v128_andnot(e, wasm_f32x4_ne(e, e));  // x = -Infinity: NaN -> 0
-  const v128_t c = wasm_f32x4_add(wasm_f32x4_mul(e, k), wasm_f32x4_mul(d, kl));
-  return exp_shifted_x4<kMask, true>(wasm_f32x4_mul(d, k), wasm_f32x4_splat(kTemperedBias), c);
+  return exp_shifted_x4<kMask, true>(wasm_f32x4_mul(d, k), wasm_f32x4_splat(kTemperedBias),
+                                     wasm_f32x4_mul(d, kl));
 }
 
 // The exponentials of the kernels, each a vector and a scalar twin that give
