@@ -56,7 +56,7 @@ void cut_by_key(Candidates& c, const Workspace& w, const double* key, double tar
 }
 
 // The same cut over a band of logits x >= lo around mu: 64 bins of |x - mu|
-// by mass over a 16th of the positions guess the band; the cut by key runs
+// by mass over a 32nd of the positions guess the band; the cut by key runs
 // over dense copies of the candidates in it. It is the
 // definition's cut when every key outside the band (at least mu - lo) lies
 // above the cut's and the sums are exact (every probability in the band 0
@@ -68,7 +68,7 @@ bool typical_band(Candidates& c, const Workspace& w, const SoftmaxParts& parts, 
   const float* g = c.logit;
   const float* e = c.prob;
   constexpr int kBins = 64;
-  constexpr size_t kStride = 16;
+  constexpr size_t kStride = 32;
   const double width = 0.125 * static_cast<double>(parts.t);
   float bin_mass[kBins] = {};
   {
@@ -77,7 +77,7 @@ bool typical_band(Candidates& c, const Workspace& w, const SoftmaxParts& parts, 
     // Most sampled entries lie beyond the last bin: their mass goes to four
     // running sums, not through one memory cell (a chain of additions).
     float far[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (size_t j0 = 0; j0 < m; j0 += 64 * kStride) {  // the first 64 of every 1024
+    for (size_t j0 = 0; j0 < m; j0 += 64 * kStride) {  // the first 64 of every 2048
       const size_t end = std::min(m, j0 + 64);
       for (size_t j = j0; j < end; ++j) {
         const float k = std::fabs(g[j] - mu_f) * r;
