@@ -359,9 +359,10 @@ double SoftmaxParts::entropy(double dot) const {
 bool SoftmaxParts::logit_band(double theta, float* lo, float* hi) const {
   if (kind != Kind::kScaled || !(theta > 0.0) || !(theta <= 1.0)) return false;
   // q = float(e * inv) with e = exp(z) (1 + d), z = (x - s) / t: q >= theta
-  // about where z = L = log(theta sum). |d| <= (|z| + 4) 2^-24 (exp's 2.5 ulp
-  // and z's rounding); inv and the product add 2^-24 each: eps covers them
-  // with room. Beyond L +- 2 eps every rounding agrees.
+  // about where z = L = log(theta sum). |d| <= (2 |z| + 4) 2^-24 (exp's 2.5
+  // ulp and z's roundings: one on the exact path, two on the tempered path);
+  // inv and the product add 2^-24 each: 2 eps covers them with room. Beyond
+  // L +- 2 eps every rounding agrees.
   const double l = log_f64(theta) + log_f64(sum);
   if (!(l > -80.0) || !(l < 80.0)) return false;
   const double eps = (l < 0.0 ? -l : l) * 0x1p-23 + 0x1p-19;
