@@ -75,8 +75,14 @@ export function refSamplerProbs(scores, opts = {}) {
       cand = kept.length >= Math.min(o.minKeep, cand.length) ? kept : prefix(byLogit(cand), o.minKeep);
     } else if (step === 'typicalP' && o.typicalP < 1 && cand.length > 1) {
       const ps = probs(cand);
-      const h = -ps.reduce((a, p) => (p > 0 ? a + p * Math.log(p) : a), 0);
-      const key = new Map(cand.map((i, j) => [i, Math.abs(-Math.log(ps[j]) - h)]));
+      // -log p from the logits (log-softmax), so that a p that underflows to 0
+      // still has a finite key; with +Infinity entries, from p itself.
+      const inf = cand.some((i) => l[i] === Infinity);
+      const m = Math.max(...cand.map((i) => l[i]));
+      const ls = Math.log(cand.reduce((a, i) => a + Math.exp((l[i] - m) / t), 0));
+      const nlp = cand.map((i, j) => (inf ? -Math.log(ps[j]) : ls - (l[i] - m) / t));
+      const h = ps.reduce((a, p, j) => (p > 0 ? a + p * nlp[j] : a), 0);
+      const key = new Map(cand.map((i, j) => [i, Math.abs(nlp[j] - h)]));
       const pm = new Map(cand.map((i, j) => [i, ps[j]]));
       const sorted = [...cand].sort((a, b) => key.get(a) - key.get(b) || a - b);
       const k = massPrefix(sorted.map((i) => pm.get(i)), o.typicalP);

@@ -81,6 +81,19 @@ describe.each([
     expect(checked).toBeGreaterThan(330);
   });
 
+  test('typical with minKeep where most probabilities underflow: the order comes from the logits, not from p = 0', () => {
+    // Logits 1e3 apart: at T = 1 every p but the top one underflows to 0 in
+    // double, so -log p would be Infinity for all of them (a tie broken by
+    // index); typical's order is |-log p - H| = |x - mu| / T, finite.
+    const x = Float32Array.from([2000, 5000, 1000, 4000, 3000, 0], (v) => v);
+    const o = { typicalP: 0.5, minKeep: 3, order: 'llama.cpp', temperature: 2 ** 64 };
+    const ref = refSamplerProbs(x, o);
+    const p = sm.createSampler({ ...o, seed: 1 }).probs(x);
+    expectClose(p, ref.probs, JSON.stringify(o));
+    // H = 0 and mu = 5000: the three nearest 5000 (4000, 3000 after the top) are kept.
+    expect([...p.keys()].filter((i) => p[i] > 0)).toEqual([1, 3, 4]);
+  });
+
   test('llama.cpp top-p case: probs {0.1, 0.2, 0.3, 0.4}, top-p 0.7 keeps {0.4, 0.3}', () => {
     const x = Float32Array.from([0.1, 0.2, 0.3, 0.4], Math.log);
     const p = sm.createSampler({ topP: 0.7, seed: 1 }).probs(x);
