@@ -450,6 +450,27 @@ describe('beyond wasm memory (fresh instances)', () => {
     expectHealthy(sm);
   });
 
+  test("sm.sample's errors name sample, the function called, not the Sampler inside it", async () => {
+    const sm = await fresh(true);
+    const cases = [[[]], [[NaN, 1]], ['2, 1, 0'], [[1, 2], { topP: 2 }], [[2, 1], { logitBias: { 5: 1 } }]];
+    for (const [x, o] of cases) {
+      let err;
+      try {
+        sm.sample(x, { seed: 1, ...o });
+      } catch (e) {
+        err = e;
+      }
+      expect(err, JSON.stringify(x)).toBeInstanceOf(Error);
+      expect(err.message, err.message).toMatch(/^sample: /);
+    }
+    // A sampler's own calls keep their name.
+    const s = sm.createSampler({ seed: 1 });
+    expect(() => s.sample([])).toThrow(/^Sampler\.sample: /);
+    s.dispose();
+    expect(() => s.sample([1])).toThrow(/^Sampler\.sample: the sampler is disposed/);
+    expectHealthy(sm);
+  });
+
   test('logSumExp of an empty [0, 2^30] tensor along axis 0 -> RangeError, not a wasm trap', async () => {
     const sm = await fresh(true);
     expect(expectCase(rangeError(/shape|memory|slices/), () => sm.logSumExp([], { shape: [0, 2 ** 30], axis: 0 }))).toBe(true);

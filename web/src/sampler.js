@@ -196,6 +196,8 @@ function readSamplerOptions(fn, spec, opts) {
  */
 export class Sampler {
   #mem;
+  /** 'sample' for sm.sample's throwaway sampler: its errors are sm.sample's. */
+  #owner;
   #spec;
   #h; // the Embind Sampler, undefined once disposed
   #bias;
@@ -206,6 +208,7 @@ export class Sampler {
   constructor(mem, spec, opts, fn = 'createSampler') {
     this.#mem = mem;
     this.#spec = spec;
+    this.#owner = fn;
     mem.enter(fn);
     try {
       const o = readSamplerOptions(fn, spec, opts);
@@ -290,8 +293,13 @@ export class Sampler {
   }
 
   #live(fn) {
-    if (this.#h === undefined) throw new TypeError(`Sampler.${fn}: the sampler is disposed`);
+    if (this.#h === undefined) throw new TypeError(`${this.#where(fn)}: the sampler is disposed`);
     return this.#h;
+  }
+
+  /** The name errors of the call fn carry: Sampler.fn, or sample for sm.sample's. */
+  #where(fn) {
+    return this.#owner === 'sample' && fn === 'sample' ? 'sample' : `Sampler.${fn}`;
   }
 
   #reseed(seed) {
@@ -302,7 +310,7 @@ export class Sampler {
   /** Runs body(h) as one call: the sampler must be live, nested calls are rejected. */
   #call(fn, body) {
     const mem = this.#mem;
-    mem.enter(`Sampler.${fn}`);
+    mem.enter(this.#where(fn));
     try {
       return body(this.#live(fn));
     } finally {
@@ -316,7 +324,7 @@ export class Sampler {
    * Returns { x, out, n }.
    */
   #stage(fn, scores, room, opts) {
-    const where = `Sampler.${fn}`;
+    const where = this.#where(fn);
     const mem = this.#mem;
     const o = readOptions(where, opts, CALL_OPTIONS);
     const input = mem.read(where, scores);
@@ -347,7 +355,7 @@ export class Sampler {
   }
 
   #fail(fn, status, n, cols = n, h = this.#h) {
-    const where = fn.startsWith('create') || fn === 'sample' && h !== this.#h ? fn : `Sampler.${fn}`;
+    const where = fn.startsWith('create') || (fn === 'sample' && h !== this.#h) ? fn : this.#where(fn);
     const S = this.#spec.status;
     switch (status) {
       case S.empty:
