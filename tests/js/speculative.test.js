@@ -176,7 +176,7 @@ describe.each(BUILDS)('$build build', ({ simd }) => {
     s.dispose();
   });
 
-  test('applyTokenBitmask: in place on Float32Array, buffer() views, Float64Array, arrays and tensors', () => {
+  test('applyTokenBitmask: in place on Float32Array, buffer() views, Float64Array, arrays and tensors (float16 too)', () => {
     const mask = new Uint32Array([0b1010, 1 << 1]);
     const want = (len) => Array.from({ length: len }, (_, i) => (((mask[i >> 5] >>> (i & 31)) & 1) ? i : -Infinity));
     const f32 = Float32Array.from({ length: 34 }, (_, i) => i);
@@ -193,6 +193,15 @@ describe.each(BUILDS)('$build build', ({ simd }) => {
     const t = { data: Float32Array.from({ length: 68 }, (_, i) => i % 34), dims: [1, 2, 34] };
     sm.applyTokenBitmask(t, mask);
     expect(Array.from(t.data)).toEqual([...want(34), ...want(34)]);
+    // A float16 tensor (half bits in a Uint16Array, as onnxruntime gives it): forbidden -> 0xFC00 (-Infinity).
+    const halfBits = Uint16Array.from({ length: 68 }, (_, i) => 0x3c00 + (i % 34)); // 1.0 and up
+    const h = { type: 'float16', data: halfBits, dims: [1, 2, 34] };
+    expect(sm.applyTokenBitmask(h, mask)).toBe(h);
+    const wantHalf = (i) => (((mask[(i % 34) >> 5] >>> ((i % 34) & 31)) & 1) ? 0x3c00 + (i % 34) : 0xfc00);
+    expect(Array.from(halfBits)).toEqual(Array.from({ length: 68 }, (_, i) => wantHalf(i)));
+    // ... and what the sampler reads from it is the masked scores.
+    const probs = sm.createSampler({ seed: 1 }).probs({ type: 'float16', data: halfBits.slice(34), dims: [1, 1, 34] });
+    for (let i = 0; i < 34; i++) expect(probs[i] > 0).toBe(((mask[i >> 5] >>> (i & 31)) & 1) === 1);
     const big = Float32Array.from({ length: 151936 }, (_, i) => i % 7);
     const m = new Uint32Array(4748).map((_, w) => (w % 3 === 0 ? 0 : w % 3 === 1 ? 0xffffffff : 0x5a5a5a5a));
     const ref = big.map((v, i) => (((m[i >> 5] >>> (i & 31)) & 1) ? v : -Infinity));

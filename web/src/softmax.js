@@ -271,7 +271,6 @@ export class Softmax {
     mem.enter(fn);
     try {
       const input = mem.read(fn, scores);
-      if (input.how === 'half') throw new TypeError(`${fn}: scores must hold float32 or float64 values, got float16 half bits`);
       const n = input.n;
       const vocab = input.dims === undefined ? n : input.dims[input.dims.length - 1];
       const rows = vocab === 0 ? 0 : n / vocab;
@@ -288,7 +287,9 @@ export class Softmax {
         for (let r = 0; r < rows; r++) this.#m.applyTokenBitmask(x + 4 * r * vocab, vocab, p);
         if (input.how !== 'heap') src.set(this.#m.HEAPF32.subarray(x >> 2, (x >> 2) + n));
       } else {
-        for (let i = 0; i < n; i++) if (!((words[(i % vocab) >>> 5] >>> (i % vocab & 31)) & 1)) src[i] = -Infinity;
+        // Float64Array, arrays, Float16Array; float16 half bits: -Infinity is 0xFC00.
+        const minusInf = input.how === 'half' ? 0xfc00 : -Infinity;
+        for (let i = 0; i < n; i++) if (!((words[(i % vocab) >>> 5] >>> (i % vocab & 31)) & 1)) src[i] = minusInf;
       }
       return scores;
     } finally {
