@@ -176,6 +176,24 @@ describe.each(BUILDS)('$build build', ({ simd }) => {
     s.dispose();
   });
 
+  test('sm.sample takes the mask among its options: the draw stays among the allowed tokens, errors name sample', () => {
+    const x = Float32Array.from({ length: 40 }, (_, i) => (i === 3 ? 10 : 0));
+    const mask = new Uint32Array([(1 << 7) | (1 << 9), 0]);
+    const seen = new Set();
+    for (let seed = 0; seed < 50; seed++) seen.add(sm.sample(x, { seed, mask }));
+    expect([...seen].sort((a, b) => a - b)).toEqual([7, 9]);
+    expect(sm.sample(x, { seed: 1 })).toBe(3);
+    expect(sm.sample(x, { seed: 1, temperature: 0, mask })).toBe(7);
+    expect(() => sm.sample(x, { seed: 1, mask: new Uint32Array([0, 0]) })).toThrow(/^sample: .*mask/);
+    expect(() => sm.sample(x, { seed: 1, mask: [1] })).toThrow(TypeError);
+    expect(() => sm.sample(x, { seed: 1, masks: mask })).toThrow(/^sample: unknown option 'masks' \(did you mean 'mask'\?\)/);
+    // The options' getters run once.
+    let reads = 0;
+    const o = { seed: 2, get mask() { reads++; return mask; } };
+    expect([7, 9]).toContain(sm.sample(x, o));
+    expect(reads).toBe(1);
+  });
+
   test('applyTokenBitmask: in place on Float32Array, buffer() views, Float64Array, arrays and tensors (float16 too)', () => {
     const mask = new Uint32Array([0b1010, 1 << 1]);
     const want = (len) => Array.from({ length: len }, (_, i) => (((mask[i >> 5] >>> (i & 31)) & 1) ? i : -Infinity));

@@ -140,8 +140,8 @@ export interface Softmax {
   buffer(n: number): Float32Array;
   /** A seeded sampler: see SamplerOptions for the filters and their order. */
   createSampler(opts?: SamplerOptions): Sampler;
-  /** One index drawn by a throwaway sampler: createSampler(opts).sample(scores), then disposed. */
-  sample(scores: Scores, opts?: SamplerOptions): number;
+  /** One index drawn by a throwaway sampler: createSampler(opts).sample(scores, { mask: opts.mask }), then disposed. */
+  sample(scores: Scores, opts?: SamplerOptions & SampleOptions): number;
   /** The last position of each batch row of a logits tensor (the same as the package's lastPosition export). */
   lastPosition(tensor: LogitsTensor): LogitsTensor & { dims: [number, number] };
   /** How many samplers of this module are alive (not yet disposed or collected). */

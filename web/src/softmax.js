@@ -330,11 +330,16 @@ export class Softmax {
     return new Sampler(this.#mem, this.#spec, opts, 'createSampler');
   }
 
-  /** One index drawn by a throwaway sampler: createSampler(opts).sample(scores). */
+  /**
+   * One index drawn by a throwaway sampler: createSampler(opts).sample(scores,
+   * { mask }), opts.mask being the call's token bitmask.
+   */
   sample(scores, opts) {
-    const s = new Sampler(this.#mem, this.#spec, opts, 'sample');
+    // Read once: the sampler's options and the call's mask, apart.
+    const { mask, ...rest } = readOptions('sample', opts, [...this.#spec.names, 'mask']);
+    const s = new Sampler(this.#mem, this.#spec, rest, 'sample');
     try {
-      return s.sample(scores);
+      return s.sample(scores, mask === undefined ? undefined : { mask });
     } finally {
       s.dispose();
     }

@@ -95,6 +95,7 @@ export async function main(): Promise<number> {
   sampler.reset(7n);
   sampler.dispose();
   const one: number = sm.sample(list, { seed: 1, temperature: 0 });
+  const oneMasked: number = sm.sample(list, { seed: 1, mask: new Uint32Array([1]) });
   // token masks and draft verification
   const mask: TokenBitmask = new Uint32Array(1);
   const maskOpts: SampleOptions = { mask };
