@@ -128,10 +128,11 @@ export interface Softmax {
   argmax(scores: Scores): number;
   /**
    * In place: each entry the token bitmask forbids becomes -Infinity (bit
-   * i & 31 of mask[i >> 5] allows token i; a tensor's rows each get the mask).
-   * Returns scores.
+   * i & 31 of mask[i >> 5] allows token i; a tensor's rows each get the mask;
+   * float16 half bits become 0xFC00). A mask that allows nothing masks every
+   * entry. Returns scores.
    */
-  applyTokenBitmask<T extends Scores>(scores: T, mask: TokenBitmask): T;
+  applyTokenBitmask<T extends Scores>(scores: T, mask: TokenBitmask | readonly [TokenBitmask]): T;
   /**
    * A Float32Array of n elements in wasm memory. Fill it and pass it as scores
    * (and as `out`) to skip the copies in and out. Valid until the next buffer()

@@ -129,7 +129,7 @@ export class Memory {
   }
 
   /**
-   * Reads scores once and says how to stage them: { n, dims, src, how }, how
+   * Reads scores once and says how to stage them: { n, dims, src, data, how }, how
    * one of 'heap' (in place at ptr), 'array', 'typed' (a JS typed array of
    * numbers), 'half' (Uint16Array of half bits). dims: a tensor's dims.
    */
@@ -156,8 +156,9 @@ export class Memory {
     if (n > MAX_ELEMENTS) throw new RangeError(`${fn}: ${name} has ${n} elements, more than wasm memory holds`);
     if (where.inHeap) return { n, dims, src: data, how: 'heap', ptr: where.ptr };
     // Another kind of view of wasm memory: copied out first, since staging may grow (and detach) it.
+    // data: the caller's array (applyTokenBitmask writes into it).
     const src = where.wasmCopy ? data.slice() : data;
-    return { n, dims, src, how: half ? 'half' : 'typed', ptr: 0 };
+    return { n, dims, src, data, how: half ? 'half' : 'typed', ptr: 0 };
   }
 
   /**

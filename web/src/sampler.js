@@ -33,10 +33,12 @@ export function checkMask(fn, m, mask, vocab, rows = 1) {
     return bufferOf(v) === m.HEAPU8.buffer ? v.slice(0, need) : v;
   };
   if (Array.isArray(mask)) {
-    if (mask.length > 0 && typeof mask[0] === 'number') {
+    // Each element read once (a getter runs once).
+    const list = Array.from(mask);
+    if (list.length > 0 && typeof list[0] === 'number') {
       throw new TypeError(`${fn}: mask must be a Uint32Array or an Int32Array (bit i & 31 of word i >> 5 allows token i), or a list of them (one per row), got an array of numbers: pass new Uint32Array([...])`);
     }
-    const masks = Array.from(mask, (v, r) => one(v, `mask[${r}]`, words));
+    const masks = list.map((v, r) => one(v, `mask[${r}]`, words));
     if (masks.length !== rows) throw new RangeError(`${fn}: mask has ${masks.length} rows, expected ${rows}`);
     return masks;
   }

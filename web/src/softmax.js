@@ -287,9 +287,13 @@ export class Softmax {
         for (let r = 0; r < rows; r++) this.#m.applyTokenBitmask(x + 4 * r * vocab, vocab, p);
         if (input.how !== 'heap') src.set(this.#m.HEAPF32.subarray(x >> 2, (x >> 2) + n));
       } else {
-        // Float64Array, arrays, Float16Array; float16 half bits: -Infinity is 0xFC00.
+        // Float64Array, arrays, Float16Array; float16 half bits: -Infinity is
+        // 0xFC00. Into the caller's array itself (read copied a view of wasm
+        // memory), which the mask's getters must have left whole.
+        const dst = input.data ?? src;
+        if (input.how !== 'array') stillWhole(fn, 'scores', dst, n);
         const minusInf = input.how === 'half' ? 0xfc00 : -Infinity;
-        for (let i = 0; i < n; i++) if (!((words[(i % vocab) >>> 5] >>> (i % vocab & 31)) & 1)) src[i] = minusInf;
+        for (let i = 0; i < n; i++) if (!((words[(i % vocab) >>> 5] >>> (i % vocab & 31)) & 1)) dst[i] = minusInf;
       }
       return scores;
     } finally {
@@ -335,8 +339,17 @@ export class Softmax {
    * { mask }), opts.mask being the call's token bitmask.
    */
   sample(scores, opts) {
-    // Read once: the sampler's options and the call's mask, apart.
-    const { mask, ...rest } = readOptions('sample', opts, [...this.#spec.names, 'mask']);
+    // Read once, as one call (a getter that calls the library is rejected):
+    // the sampler's options and the call's mask, apart.
+    const mem = this.#mem;
+    let o;
+    mem.enter('sample');
+    try {
+      o = readOptions('sample', opts, [...this.#spec.names, 'mask']);
+    } finally {
+      mem.leave();
+    }
+    const { mask, ...rest } = o;
     const s = new Sampler(this.#mem, this.#spec, rest, 'sample');
     try {
       return s.sample(scores, mask === undefined ? undefined : { mask });

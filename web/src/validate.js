@@ -81,6 +81,9 @@ const ALIASES = {
   mirostat_ent: 'mirostatTau',
   samplers: 'order',
   dim: 'axis',
+  token_bitmask: 'mask', // XGrammar's name
+  bitmask: 'mask',
+  tokenbitmask: 'mask', // tokenBitmask, by the lower-case lookup
 };
 
 const camel = (s) => s.replace(/[_-]([a-z])/g, (_, c) => c.toUpperCase());
