@@ -106,17 +106,18 @@ bool tempered_mask(float min, float max, float t) {
 }
 
 // The sum of exp((x - max) / t) over a slice (min: its minimum, or -Infinity
-// when unknown), by the tempered kernel where it applies, else the exact one.
-double exp_sum(const float* x, size_t n, float min, float max, float t) {
+// when unknown), by the tempered kernel where it applies, else the exact one;
+// y (if not null) receives the exponentials.
+double exp_sum(const float* x, size_t n, float min, float max, float t, float* y) {
   return tempered_applies(n, max, t)
-             ? raddstoreexptempered(n, x, max, t, tempered_mask(min, max, t), nullptr)
-             : raddstoreexpminusmax(n, x, max, t, nullptr);
+             ? raddstoreexptempered(n, x, max, t, tempered_mask(min, max, t), y)
+             : raddstoreexpminusmax(n, x, max, t, y);
 }
 
 // softmax (log false) or log-softmax (log true) of one contiguous slice. The
 // exact path subtracts max by TwoSum, so that the largest entry's exp is
 // exactly 1 and its probability 1 / sum is rounded once; so is the tempered
-// path's (x - max is exact there).
+// path's (x - max is 0 there).
 Status softmax_slice(const float* x, float* y, size_t n, const Options& o, bool log) {
   float mm[2];
   rminmax(n, x, mm);
@@ -141,15 +142,12 @@ Status softmax_slice(const float* x, float* y, size_t n, const Options& o, bool 
   }
   double sum = 0.0;
   if (log) {
-    sum = exp_sum(x, n, mm[0], max, o.temperature);
+    sum = exp_sum(x, n, mm[0], max, o.temperature, nullptr);
     vlogsoftmax(n, x, max, o.temperature, static_cast<float>(log_f64(sum)), y);
     return Status::kOk;
   }
   if (o.temperature == 1.0f && fast_softmax(x, n, mm[0], max, y)) return Status::kOk;
-  const float t = o.temperature;
-  sum = tempered_applies(n, max, t)
-            ? raddstoreexptempered(n, x, max, t, tempered_mask(mm[0], max, t), y)
-            : raddstoreexpminusmax(n, x, max, t, y);
+  sum = exp_sum(x, n, mm[0], max, o.temperature, y);
   vscale(n, y, static_cast<float>(1.0 / sum), y);
   return Status::kOk;
 }
@@ -174,7 +172,7 @@ double log_sum_exp_slice(const float* x, size_t n, const Options& o) {
     case Case::kNormal:
       break;
   }
-  const double sum = exp_sum(x, n, -kInf, max, o.temperature);
+  const double sum = exp_sum(x, n, -kInf, max, o.temperature, nullptr);
   return static_cast<double>(max) / static_cast<double>(o.temperature) + log_f64(sum);
 }
 
