@@ -350,7 +350,7 @@ export class Softmax {
       mem.leave();
     }
     const { mask, ...rest } = o;
-    const s = new Sampler(this.#mem, this.#spec, rest, 'sample');
+    const s = new Sampler(mem, this.#spec, rest, 'sample');
     try {
       return s.sample(scores, mask === undefined ? undefined : { mask });
     } finally {

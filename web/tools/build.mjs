@@ -41,7 +41,7 @@ if (!jsOnly) {
   for (const variant of ['simd', 'base']) {
     const file = join(dist, `softmax-${variant}.js`);
     const text = readFileSync(file, 'utf8');
-    if (!text.startsWith('\nvar createSoftmaxModule = ') && !text.startsWith('var createSoftmaxModule = ')) continue;
+    if (!text.trimStart().startsWith('var createSoftmaxModule = ')) continue;
     const { code } = transformSync(text, { minify: true, format: 'esm', target: 'es2020' });
     writeFileSync(file, code);
   }
